@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Plugin } from 'vite';
+
+const FILES = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'];
+
+/**
+ * Self-hosts onnxruntime-web's runtime files under `ort/`, so that nothing is fetched from a
+ * CDN: emitted into the build, and served by the dev server from node_modules.
+ */
+export function ortFiles(): Plugin {
+  const require = createRequire(import.meta.url);
+  const dist = join(dirname(require.resolve('onnxruntime-web/package.json')), 'dist');
+  return {
+    name: 'jev-ort-files',
+    generateBundle() {
+      for (const file of FILES) this.emitFile({ type: 'asset', fileName: `ort/${file}`, source: readFileSync(join(dist, file)) });
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const name = req.url?.split('?')[0]?.replace(/^.*\/ort\//, '');
+        if (!req.url?.includes('/ort/') || !name || !FILES.includes(name)) return next();
+        res.setHeader('Content-Type', name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
+        res.end(readFileSync(join(dist, name)));
+      });
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const REPO = resolve(import.meta.dirname, '../..');
+export const GENERATED = resolve(REPO, 'models');
+export const SHARED = resolve(REPO, '../shared/models');
+export const MIRROR_PORT = Number(process.env['JEV_MIRROR_PORT'] ?? 4391);
+export const MIRROR = `http://127.0.0.1:${MIRROR_PORT}`;
+export const PREVIEW_PORT = Number(process.env['JEV_PREVIEW_PORT'] ?? 4390);
+export const hasTinyStories = existsSync(resolve(SHARED, 'TinyStories-656K/onnx/model.onnx'));
+
+/** Chromium from CHROMIUM_PATH, else Debian's, else Playwright's own. */
+export function chromiumPath(): string | undefined {
+  const candidates = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium'];
+  return candidates.find((p): p is string => !!p && existsSync(p));
+}

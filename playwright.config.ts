@@ -1,0 +1,33 @@
+import { defineConfig } from '@playwright/test';
+import { chromiumPath, PREVIEW_PORT } from './e2e/support/env.ts';
+
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.spec.ts',
+  timeout: 180_000,
+  expect: { timeout: 60_000 },
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  globalSetup: './e2e/support/global-setup.ts',
+  use: {
+    baseURL: `http://127.0.0.1:${PREVIEW_PORT}`,
+    launchOptions: {
+      executablePath: chromiumPath(),
+      args: [
+        '--no-sandbox',
+        '--enable-unsafe-webgpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: {
+    command: `npx vite preview --port ${PREVIEW_PORT} --strictPort`,
+    url: `http://127.0.0.1:${PREVIEW_PORT}`,
+    reuseExistingServer: !process.env['CI'],
+    timeout: 60_000,
+  },
+});

@@ -1,0 +1,119 @@
+/**
+ * The chat completion response, OpenAI's shape: a whole completion (`chat.completion`) or,
+ * when streamed, a sequence of chunks (`chat.completion.chunk`), each sent as one
+ * `data: {json}` server-sent event and ended by `data: [DONE]`.
+ */
+import { z } from 'zod';
+
+export type FinishReason = 'stop' | 'length';
+
+/** One alternative at a position: its token text, natural-log probability, and UTF-8 bytes. */
+export type TopLogprob = { token: string; logprob: number; bytes: number[] | null };
+export type TokenLogprob = TopLogprob & { top_logprobs: TopLogprob[] };
+export type ChoiceLogprobs = { content: TokenLogprob[] };
+
+export type ChatUsage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+
+export type ChatCompletion = {
+  /** 'chatcmpl-…' */
+  id: string;
+  object: 'chat.completion';
+  /** Unix time in seconds. */
+  created: number;
+  model: string;
+  choices: Array<{
+    index: 0;
+    message: { role: 'assistant'; content: string };
+    finish_reason: FinishReason | null;
+    logprobs: ChoiceLogprobs | null;
+  }>;
+  usage: ChatUsage;
+};
+
+export type ChatCompletionDelta = { role?: 'assistant'; content?: string };
+
+export type ChatCompletionChunk = {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  /** Empty in the last chunk when it only carries usage (stream_options.include_usage). */
+  choices: Array<{
+    index: 0;
+    delta: ChatCompletionDelta;
+    finish_reason: FinishReason | null;
+    logprobs: ChoiceLogprobs | null;
+  }>;
+  usage?: ChatUsage | null;
+};
+
+/** The prefix of every completion id. */
+export const chatCompletionIdPrefix = 'chatcmpl-';
+
+/** The stream's terminating event data (`data: [DONE]`). */
+export const streamDoneSentinel = '[DONE]';
+
+export const finishReasonSchema = z.enum(['stop', 'length']);
+
+const byteSchema = z.int().min(0).max(255);
+export const topLogprobSchema = z.object({
+  token: z.string(),
+  logprob: z.number().max(0),
+  bytes: z.array(byteSchema).nullable(),
+});
+export const tokenLogprobSchema = topLogprobSchema.extend({ top_logprobs: z.array(topLogprobSchema) });
+export const choiceLogprobsSchema = z.object({ content: z.array(tokenLogprobSchema) });
+
+export const chatUsageSchema = z
+  .object({
+    prompt_tokens: z.int().min(0),
+    completion_tokens: z.int().min(0),
+    total_tokens: z.int().min(0),
+  })
+  .refine((u) => u.total_tokens === u.prompt_tokens + u.completion_tokens, {
+    message: 'total_tokens must equal prompt_tokens + completion_tokens',
+    path: ['total_tokens'],
+  });
+
+const completionIdSchema = z.string().startsWith(chatCompletionIdPrefix);
+
+export const chatCompletionSchema = z.object({
+  id: completionIdSchema,
+  object: z.literal('chat.completion'),
+  created: z.int().min(0),
+  model: z.string(),
+  choices: z
+    .array(
+      z.object({
+        index: z.literal(0),
+        message: z.object({ role: z.literal('assistant'), content: z.string() }),
+        finish_reason: finishReasonSchema.nullable(),
+        logprobs: choiceLogprobsSchema.nullable(),
+      }),
+    )
+    .length(1),
+  usage: chatUsageSchema,
+});
+
+export const chatCompletionDeltaSchema = z.object({
+  role: z.literal('assistant').optional(),
+  content: z.string().optional(),
+});
+
+export const chatCompletionChunkSchema = z.object({
+  id: completionIdSchema,
+  object: z.literal('chat.completion.chunk'),
+  created: z.int().min(0),
+  model: z.string(),
+  choices: z
+    .array(
+      z.object({
+        index: z.literal(0),
+        delta: chatCompletionDeltaSchema,
+        finish_reason: finishReasonSchema.nullable(),
+        logprobs: choiceLogprobsSchema.nullable(),
+      }),
+    )
+    .max(1),
+  usage: chatUsageSchema.nullish(),
+});

@@ -1,0 +1,71 @@
+/**
+ * The decision request: `{ model, state, questions, calibrate? }`, validated and normalized.
+ *
+ * - `model` must be the string "jev"; another string is `model_not_found` (404).
+ * - `state`: see state.ts (a string, text content parts, or any JSON object or array).
+ * - `questions`: 1..limits.maxQuestions entries keyed by the caller; see question.ts and
+ *   keyed-record.ts (a `__proto__` key is refused; `constructor` is an ordinary key).
+ * - `calibrate`: optional boolean, default false (our extension: contextual calibration).
+ * - Unknown top-level fields are ignored, except that a body with `messages` and no
+ *   `questions` is a chat completion request sent to the wrong endpoint, and is told so.
+ */
+import { z } from 'zod';
+import { JevError } from './errors.ts';
+import { errorMessages, validationMessage } from './messages.ts';
+import { keyedRecord } from './keyed-record.ts';
+import { limits } from './limits.ts';
+import { questionSchema } from './question.ts';
+import type { Question } from './question.ts';
+import { stateSchema } from './state.ts';
+import { addIssue, isPlainObject, parseWith } from './validation.ts';
+
+export type DecisionRequest = {
+  model: 'jev';
+  /** The rendered context text (never empty). */
+  state: string;
+  questions: Record<string, Question>;
+  calibrate: boolean;
+};
+
+/** The only model id of the decision endpoint. */
+export const decisionModelId = 'jev';
+
+export const decisionModelSchema = z
+  .string()
+  .superRefine((model, ctx) => {
+    if (model !== decisionModelId) addIssue(ctx, 'modelNotFound', [model], { code: 'model_not_found' });
+  })
+  .transform((): 'jev' => decisionModelId);
+
+export const questionsSchema = keyedRecord(questionSchema, {
+  min: 1,
+  max: limits.maxQuestions,
+  noun: 'questions',
+  expected: 'an object mapping question keys to questions',
+});
+
+export const decisionRequestSchema = z.object({
+  model: decisionModelSchema,
+  state: stateSchema,
+  questions: questionsSchema,
+  calibrate: z.boolean().default(false),
+});
+
+/** What a client may send (before normalization). */
+export type DecisionRequestInput = z.input<typeof decisionRequestSchema>;
+
+/**
+ * Validates and normalizes a decision request body (already JSON-parsed).
+ * Throws JevError: `invalid_request` (400) naming the field in `param`, or `model_not_found`
+ * (404, param `model`).
+ */
+export function parseDecisionRequest(body: unknown): DecisionRequest {
+  if (!isPlainObject(body)) throw new JevError('invalid_request', errorMessages.bodyNotObject(body), { param: null });
+  if (Object.hasOwn(body, 'messages') && !Object.hasOwn(body, 'questions')) {
+    throw new JevError('invalid_request', validationMessage('chatBodyAtDecisionEndpoint', 'messages', []), {
+      param: 'messages',
+      details: { path: ['messages'] },
+    });
+  }
+  return parseWith(decisionRequestSchema, body);
+}

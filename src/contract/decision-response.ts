@@ -1,0 +1,80 @@
+/**
+ * The decision response: one answer per question key, under `answers`. These schemas check what
+ * the engine produces (in tests and at the facade), including the specification's ranges:
+ * noul and confidence in [0, 1], probabilities in [0, 1] summing to about 1, a choice among the
+ * probabilities' keys, a score between 0 and the highest grade index, integer token counts ≥ 0.
+ */
+import { z } from 'zod';
+
+export type NoulAnswer = { type: 'noul'; noul: number };
+export type ChoiceAnswer = { type: 'choice'; choice: string; probabilities: Record<string, number>; confidence: number };
+export type ScoreAnswer = {
+  type: 'score';
+  score: number;
+  /** Grade index (as a string) → grade label. */
+  legend: Record<string, string>;
+  /** Grade index (as a string) → probability. */
+  probabilities: Record<string, number>;
+  confidence: number;
+};
+export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
+export type Usage = { input_tokens: number; output_tokens: number; cost: number };
+export type DecisionResponse = { id: string; model: string; provider: string; answers: Record<string, Answer>; usage: Usage };
+
+/** How far from 1 a probability map's sum may be ("sums to roughly 1"). */
+export const probabilitySumTolerance = 0.02;
+
+export const unitIntervalSchema = z.number().min(0).max(1);
+export const probabilitiesSchema = z
+  .record(z.string(), unitIntervalSchema)
+  .refine((p) => Math.abs(Object.values(p).reduce((a, b) => a + b, 0) - 1) <= probabilitySumTolerance, {
+    message: `probabilities must sum to 1 (within ${probabilitySumTolerance})`,
+  });
+
+export const noulAnswerSchema = z.object({ type: z.literal('noul'), noul: unitIntervalSchema });
+
+export const choiceAnswerSchema = z
+  .object({
+    type: z.literal('choice'),
+    choice: z.string(),
+    probabilities: probabilitiesSchema,
+    confidence: unitIntervalSchema,
+  })
+  .refine((a) => Object.hasOwn(a.probabilities, a.choice), {
+    message: 'choice must be one of the keys of probabilities',
+    path: ['choice'],
+  });
+
+export const scoreAnswerSchema = z
+  .object({
+    type: z.literal('score'),
+    score: z.number().min(0),
+    legend: z.record(z.string(), z.string()),
+    probabilities: probabilitiesSchema,
+    confidence: unitIntervalSchema,
+  })
+  .refine((a) => Object.keys(a.probabilities).every((k) => Object.hasOwn(a.legend, k)), {
+    message: 'probabilities must be keyed like the legend',
+    path: ['probabilities'],
+  })
+  // A tiny excess is float rounding of Σ index · p.
+  .refine((a) => a.score <= Math.max(0, Object.keys(a.legend).length - 1) + 1e-9, {
+    message: 'score must not exceed the highest grade index',
+    path: ['score'],
+  });
+
+export const answerSchema = z.discriminatedUnion('type', [noulAnswerSchema, choiceAnswerSchema, scoreAnswerSchema]);
+
+export const usageSchema = z.object({
+  input_tokens: z.int().min(0),
+  output_tokens: z.int().min(0),
+  cost: z.number().min(0),
+});
+
+export const decisionResponseSchema = z.object({
+  id: z.string().min(1),
+  model: z.string().min(1),
+  provider: z.string(),
+  answers: z.record(z.string(), answerSchema),
+  usage: usageSchema,
+});

@@ -1,0 +1,201 @@
+/**
+ * The one error type of the service. A stable `code` maps to one HTTP status through
+ * `errorCodes`; the wire body is OpenAI's `{"error":{"message","type","param","code"}}`.
+ * Errors cross worker and service-worker boundaries as plain values (`toJSON` / `fromJSON`),
+ * never as bare strings.
+ */
+import { z } from 'zod';
+import { errorMessages } from './messages.ts';
+
+/** Every error code the service answers with, and its HTTP status. */
+export const errorCodes = {
+  invalid_request: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  model_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  context_length_exceeded: 422,
+  unprocessable: 422,
+  aborted: 499,
+  engine_error: 500,
+  model_load_failed: 503,
+  engine_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** OpenAI's error `type`: one for the caller's faults, one for ours. */
+export type ErrorType = 'invalid_request_error' | 'server_error';
+
+export interface ErrorObject {
+  message: string;
+  type: string;
+  param: string | null;
+  code: ErrorCode;
+}
+
+export interface ErrorBody {
+  error: ErrorObject;
+}
+
+/** A JevError as a structured-clone- and JSON-safe value (what `toJSON` returns). */
+export interface SerializedJevError {
+  name: 'JevError';
+  code: ErrorCode;
+  message: string;
+  param: string | null;
+  status: number;
+  type: string;
+  details?: Record<string, unknown>;
+}
+
+export interface JevErrorOptions {
+  param?: string | null;
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export function isErrorCode(x: unknown): x is ErrorCode {
+  return typeof x === 'string' && Object.hasOwn(errorCodes, x);
+}
+
+export function statusOf(code: ErrorCode): number {
+  return errorCodes[code];
+}
+
+export function errorTypeOf(status: number): ErrorType {
+  return status >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
+/** The code a bare HTTP status stands for, for bodies whose own code is not one of ours. */
+export function codeForStatus(status: number): ErrorCode {
+  switch (status) {
+    case 400: return 'invalid_request';
+    case 401: return 'unauthorized';
+    case 404: return 'not_found';
+    case 405: return 'method_not_allowed';
+    case 413: return 'payload_too_large';
+    case 415: return 'unsupported_media_type';
+    case 422: return 'unprocessable';
+    case 499: return 'aborted';
+    case 503: return 'engine_unavailable';
+    default: return status >= 400 && status < 500 ? 'invalid_request' : 'engine_error';
+  }
+}
+
+export const errorObjectSchema = z.object({
+  message: z.string(),
+  type: z.string(),
+  param: z.string().nullable(),
+  code: z.string(),
+});
+
+export const errorBodySchema = z.object({ error: errorObjectSchema });
+
+export class JevError extends Error {
+  override readonly name = 'JevError';
+  readonly code: ErrorCode;
+  readonly param: string | null;
+  readonly status: number;
+  readonly type: string;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, opts: JevErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.code = code;
+    this.param = opts.param ?? null;
+    this.status = statusOf(code);
+    this.type = errorTypeOf(this.status);
+    if (opts.details !== undefined) this.details = opts.details;
+  }
+
+  /** The HTTP response body. */
+  toBody(): ErrorBody {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+
+  toJSON(): SerializedJevError {
+    const out: SerializedJevError = {
+      name: 'JevError',
+      code: this.code,
+      message: this.message,
+      param: this.param,
+      status: this.status,
+      type: this.type,
+    };
+    if (this.details !== undefined) out.details = this.details;
+    return out;
+  }
+
+  /**
+   * Rebuilds an error from an HTTP error body. A code that is not one of ours (another
+   * service's) is mapped from the status and kept in `details.upstreamCode`.
+   */
+  static fromBody(body: ErrorBody, status?: number): JevError {
+    const parsed = errorBodySchema.safeParse(body);
+    if (!parsed.success) {
+      const code = status === undefined ? 'engine_error' : codeForStatus(status);
+      return new JevError(code, errorMessages.unreadableErrorBody(status));
+    }
+    const { message, param, code } = parsed.data.error;
+    if (isErrorCode(code)) return new JevError(code, message, { param });
+    const mapped = status === undefined ? 'engine_error' : codeForStatus(status);
+    return new JevError(mapped, message, { param, details: { upstreamCode: code } });
+  }
+
+  /** Rebuilds an error from `toJSON()`'s value (e.g. after crossing a worker boundary). */
+  static fromJSON(x: SerializedJevError): JevError {
+    const opts: JevErrorOptions = { param: x.param };
+    if (x.details !== undefined) opts.details = x.details;
+    return new JevError(isErrorCode(x.code) ? x.code : 'engine_error', x.message, opts);
+  }
+
+  static is(x: unknown): x is JevError {
+    return x instanceof JevError;
+  }
+}
+
+function isSerialized(x: unknown): x is SerializedJevError {
+  if (typeof x !== 'object' || x === null) return false;
+  const r = x as Record<string, unknown>;
+  return r['name'] === 'JevError' && isErrorCode(r['code']) && typeof r['message'] === 'string';
+}
+
+function errorName(e: unknown): string | undefined {
+  if (typeof e !== 'object' || e === null) return undefined;
+  const name = (e as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  if (typeof e === 'object' && e !== null) {
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+  }
+  try {
+    return String(e);
+  } catch {
+    return errorMessages.unknownFault();
+  }
+}
+
+/**
+ * Any thrown value as a JevError: a JevError (or its serialized form) passes through; an
+ * `AbortError` or `TimeoutError` (what `AbortSignal.timeout` throws) becomes `aborted`;
+ * anything else is `engine_error` carrying its message, with the original as `cause`.
+ */
+export function toJevError(e: unknown): JevError {
+  if (e instanceof JevError) return e;
+  if (isSerialized(e)) return JevError.fromJSON(e);
+  const name = errorName(e);
+  if (name === 'AbortError' || name === 'TimeoutError') {
+    const text = errorText(e);
+    return new JevError('aborted', text === '' ? errorMessages.aborted() : text, { cause: e });
+  }
+  const text = errorText(e);
+  return new JevError('engine_error', text === '' ? errorMessages.unknownFault() : text, { cause: e });
+}

@@ -1,0 +1,38 @@
+/**
+ * Hard limits of the request contract. Every one is enforced by the parsers in this folder and
+ * answered with `invalid_request` (400) naming the field; none of them is a model's token limit
+ * (that one is checked by the engine, which answers `context_length_exceeded`, 422).
+ */
+export const limits = {
+  /** Questions in one decision request. */
+  maxQuestions: 256,
+  /** Options of one `choice` question (the Jev service allows 2–255). */
+  maxOptions: 255,
+  /** Fewest options of one `choice` question. */
+  minOptions: 2,
+  /** Fewest grade labels of one `score` question. */
+  minGrades: 2,
+  /**
+   * Most grade labels of one `score` question. The Jev service allows 2–10 levels; we allow up
+   * to 101 so that 0–100 scales work (0–10, eleven grades, is the common case).
+   */
+  maxGrades: 101,
+  /** Characters of the rendered decision `state`. */
+  maxStateChars: 1_000_000,
+  /** Characters of a question key, an option key, or the chat `model` id. */
+  maxKeyChars: 1024,
+  /** Characters of one instruction, description, grade label, or stop sequence. */
+  maxTextChars: 100_000,
+  /** Nesting depth of a JSON `state` (the Jev service's own limit): `{}` is depth 1. */
+  maxDepth: 64,
+  /** Messages in one chat completion request. */
+  maxMessages: 10_000,
+  /** Characters of one chat message's content. */
+  maxMessageChars: 1_000_000,
+  /** Stop sequences in one chat completion request (OpenAI's limit). */
+  maxStop: 4,
+  /** Largest `top_logprobs` (OpenAI's limit). */
+  maxTopLogprobs: 20,
+} as const;
+
+export type Limits = typeof limits;

@@ -1,0 +1,134 @@
+/**
+ * Every human-readable error message of the contract, in one table. Validation messages take
+ * the offending field's path (`param`, e.g. `questions.mood.criteria[3]`) first and name it,
+ * so a message read on its own says which field is wrong.
+ */
+
+/** How a received value is described in a message: its kind, never its (possibly huge) content. */
+export function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `an array of ${v.length} item${v.length === 1 ? '' : 's'}`;
+  switch (typeof v) {
+    case 'string': return v.length === 0 ? 'an empty string' : `a string of ${v.length} character${v.length === 1 ? '' : 's'}`;
+    case 'number':
+      if (Number.isNaN(v)) return 'NaN';
+      if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
+      return `the number ${v}`;
+    case 'boolean': return `the boolean ${v}`;
+    case 'bigint': return 'a bigint';
+    case 'function': return 'a function';
+    case 'symbol': return 'a symbol';
+    default: return 'an object';
+  }
+}
+
+/** A short quoted preview of a string value (keys, enum values), cut so messages stay small. */
+export function quote(s: string, max = 64): string {
+  return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
+}
+
+/** "1 option", "2 options": `noun` is the plural, ending in "s". */
+export function count(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun.replace(/s$/, '') : noun}`;
+}
+
+const expectedNames: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean (true or false)',
+  object: 'an object',
+  record: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+export function expectedName(expected: string): string {
+  return expectedNames[expected] ?? expected;
+}
+
+/** Messages of validation errors: `(param, ...details) => text`. */
+export const validationMessages = {
+  required: (param: string) => `'${param}' is required.`,
+  wrongType: (param: string, expected: string, got: unknown) =>
+    `'${param}' must be ${expected}, got ${describeValue(got)}.`,
+  notFinite: (param: string, got: unknown) => `'${param}' must be a finite number, got ${describeValue(got)}.`,
+  notInteger: (param: string, got: unknown) => `'${param}' must be an integer, got ${describeValue(got)}.`,
+  emptyString: (param: string) => `'${param}' must not be empty.`,
+  stringTooLong: (param: string, max: number, got: number) =>
+    `'${param}' is too long: at most ${max} characters are allowed, got ${got}.`,
+  tooFew: (param: string, min: number, got: number, noun: string) =>
+    `'${param}' must have at least ${count(min, noun)}, got ${got}.`,
+  tooMany: (param: string, max: number, got: number, noun: string) =>
+    `'${param}' must have at most ${count(max, noun)}, got ${got}.`,
+  numberTooSmall: (param: string, min: number, inclusive: boolean, got: unknown) =>
+    `'${param}' must be ${inclusive ? 'at least' : 'greater than'} ${min}, got ${describeValue(got)}.`,
+  numberTooBig: (param: string, max: number, inclusive: boolean, got: unknown) =>
+    `'${param}' must be ${inclusive ? 'at most' : 'less than'} ${max}, got ${describeValue(got)}.`,
+  oneOf: (param: string, allowed: readonly string[], got: unknown) =>
+    `'${param}' must be one of ${allowed.map((a) => quote(a)).join(', ')}, got ${typeof got === 'string' ? quote(got) : describeValue(got)}.`,
+  invalid: (param: string) => `'${param}' is invalid.`,
+
+  // Keys of caller-named maps (questions, choice options).
+  emptyKey: (param: string, noun: string) => `'${param}': ${noun} keys must be non-empty strings.`,
+  keyTooLong: (param: string, max: number, got: number) =>
+    `A key of '${param}' is too long: keys may have at most ${max} characters, got ${got}.`,
+  reservedKey: (param: string) =>
+    `'${param}': the key "__proto__" is reserved and cannot be used as a question or option key.`,
+
+  // Decision request.
+  modelNotFound: (param: string, model: string) =>
+    `The model ${quote(model)} does not exist at the decision endpoint; '${param}' must be "jev".`,
+  chatBodyAtDecisionEndpoint: (param: string) =>
+    `This endpoint takes a decision request ({model, state, questions}), not a chat completion request: the body has '${param}' but no 'questions'. Send chat completions to /v1/chat/completions.`,
+  stateEmpty: (param: string) => `'${param}' must not be empty: give the text, object or content parts to judge.`,
+  stateWrongType: (param: string, got: unknown) =>
+    `'${param}' must be a string, a JSON object or an array (such as text content parts), got ${describeValue(got)}.`,
+  stateTooDeep: (param: string, max: number) =>
+    `'${param}' is nested too deeply (or is circular): at most ${max} levels of objects and arrays are allowed.`,
+  stateNotJson: (param: string, got: unknown) =>
+    `'${param}' is not JSON data: got ${describeValue(got)}; only strings, finite numbers, booleans, null, arrays and plain objects are allowed.`,
+  noulCriteriaKey: (param: string) =>
+    `'${param}' is not allowed: the criteria of a noul question take only the keys "true" and "false".`,
+
+  // Chat completion request.
+  decisionBodyAtChatEndpoint: (param: string) =>
+    `This is the chat completion endpoint: it takes {model, messages}, not a decision request. The body has '${param}' but no 'messages'; send decision requests to /inference/jev/api/alpha/decisions.`,
+  onlyOneChoice: (param: string, got: unknown) => `'${param}' must be 1: only one choice per request is supported, got ${describeValue(got)}.`,
+  topLogprobsNeedsLogprobs: (param: string) => `'${param}' requires 'logprobs' to be true.`,
+  maxTokensConflict: (param: string) =>
+    `'${param}' and 'max_tokens' are aliases and were given different values; send only one of them.`,
+  unsupportedContentPart: (param: string, got: unknown) =>
+    `'${param}' must be "text": only text content parts are supported, got ${typeof got === 'string' ? quote(got) : describeValue(got)}.`,
+} as const;
+
+export type ValidationMessages = typeof validationMessages;
+export type MessageKind = keyof ValidationMessages;
+/** The arguments a message takes after `param`. */
+export type MessageArgs<K extends MessageKind> = ValidationMessages[K] extends (param: string, ...args: infer A) => string ? A : never;
+
+export function validationMessage<K extends MessageKind>(kind: K, param: string, args: MessageArgs<K>): string {
+  const build = validationMessages[kind] as (param: string, ...args: readonly unknown[]) => string;
+  return build(param, ...args);
+}
+
+/** Messages of errors that name no field (transport, engine, service). */
+export const errorMessages = {
+  bodyNotObject: (got: unknown) => `The request body must be a JSON object, got ${describeValue(got)}.`,
+  invalidJson: (detail?: string) => `The request body is not valid JSON${detail ? `: ${detail}` : '.'}`,
+  unsupportedMediaType: (got: string | null) =>
+    `The request body must be JSON (Content-Type: application/json), got ${got === null ? 'no Content-Type' : quote(got)}.`,
+  payloadTooLarge: (max: number) => `The request body is too large: at most ${max} bytes are allowed.`,
+  notFound: (path: string) => `No route matches ${quote(path, 200)}.`,
+  methodNotAllowed: (method: string, allowed: readonly string[]) =>
+    `The method ${method} is not allowed here; use ${allowed.join(' or ')}.`,
+  unauthorized: () => 'The Authorization header is missing or does not hold the configured API key (Bearer <API_KEY>).',
+  modelNotFound: (model: string) => `The model ${quote(model)} does not exist or is not loaded.`,
+  contextLengthExceeded: (tokens: number, max: number) =>
+    `The request needs ${tokens} tokens but the model's context holds ${max}.`,
+  aborted: () => 'The request was aborted.',
+  unknownFault: () => 'The engine failed for an unknown reason.',
+  unreadableErrorBody: (status?: number) =>
+    `The service answered${status === undefined ? '' : ` with status ${status}`} without a readable error body.`,
+} as const;

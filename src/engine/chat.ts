@@ -1,0 +1,141 @@
+import { customAlphabet } from 'nanoid';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../contract/index.ts';
+import { fitConversation } from './chat-prompt.ts';
+import type { ConversationCache } from './conversation-cache.ts';
+import { LanguageModel } from './language-model.ts';
+import { modelVersion } from './model-version.ts';
+import { sampleToken, seededRandom } from './sampler.ts';
+import { TextStream } from './text-stream.ts';
+
+const completionId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 29);
+
+type TokenLogprob = NonNullable<ChatCompletion['choices'][number]['logprobs']>['content'][number];
+
+export interface CompleteOptions {
+  signal?: AbortSignal | undefined;
+  onChunk?: ((chunk: ChatCompletionChunk) => void) | undefined;
+  conversation: ConversationCache;
+}
+
+/**
+ * Generates the assistant's reply token by token, over forward passes driven by hand: the
+ * cache of the previous turn is reused when this request extends it, each step reads one
+ * token's logits, and the signal is checked between tokens.
+ */
+export async function complete(lm: LanguageModel, request: ChatRequest, options: CompleteOptions): Promise<ChatCompletion> {
+  const { signal, onChunk, conversation } = options;
+  const reserve = request.max_tokens ?? 1;
+  const { ids: prompt } = fitConversation(lm, request.messages, reserve, request.truncation);
+  const maxNew = Math.min(request.max_tokens ?? Infinity, lm.contextLength - prompt.length);
+  const id = `chatcmpl-${completionId()}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = modelVersion(lm);
+  const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | 'length' | null, logprobs: TokenLogprob[] | null = null): ChatCompletionChunk => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: logprobs ? { content: logprobs } : null }],
+    ...(request.include_usage ? { usage: null } : {}),
+  });
+
+  signal?.throwIfAborted();
+  const eos = eosTokens(lm);
+  const random = seededRandom(request.seed ?? randomSeed());
+  const stream = new TextStream((ids) => lm.tokenizer.decode(ids, { skip_special_tokens: true }), request.stop);
+  const generated: number[] = [];
+  const logprobs: TokenLogprob[] = [];
+  let finish: 'stop' | 'length' = 'length';
+
+  const start = conversation.take(lm, prompt);
+  const fed = prompt.slice(0, start.reused);
+  let pass = await lm.forward(prompt.slice(start.reused), start.cache, 1);
+  start.cache.dispose();
+  fed.push(...prompt.slice(start.reused));
+  let cache = pass.cache;
+  onChunk?.(chunk({ role: 'assistant', content: '' }, null));
+  try {
+    for (;;) {
+      const logp = LanguageModel.logProbsAt(pass.logits, -1);
+      pass.logits.dispose();
+      if (generated.length >= maxNew) break;
+      signal?.throwIfAborted();
+      const token = sampleToken(logp, { temperature: request.temperature, topP: request.top_p }, random);
+      if (eos.has(token)) {
+        finish = 'stop';
+        break;
+      }
+      generated.push(token);
+      const entry = request.logprobs ? tokenLogprob(lm, token, logp, request.top_logprobs) : null;
+      if (entry) logprobs.push(entry);
+      const delta = stream.update(generated);
+      if (delta || entry) onChunk?.(chunk({ content: delta }, null, entry ? [entry] : null));
+      if (stream.stopped) {
+        finish = 'stop';
+        break;
+      }
+      if (generated.length >= maxNew) break;
+      pass = await lm.forward([token], cache, 1);
+      cache.dispose();
+      cache = pass.cache;
+      fed.push(token);
+    }
+  } finally {
+    // Whatever happened, the cache holds exactly `fed`: the next turn can build on it.
+    conversation.keep(fed, cache);
+  }
+  const rest = stream.flush();
+  if (rest) onChunk?.(chunk({ content: rest }, null));
+  onChunk?.(chunk({}, finish));
+  const usage = {
+    prompt_tokens: prompt.length,
+    completion_tokens: generated.length,
+    total_tokens: prompt.length + generated.length,
+    prompt_tokens_details: { cached_tokens: start.reused },
+  };
+  if (request.include_usage) onChunk?.({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: stream.text },
+        finish_reason: finish,
+        logprobs: request.logprobs ? { content: logprobs } : null,
+      },
+    ],
+    usage,
+  };
+}
+
+function eosTokens(lm: LanguageModel): Set<number> {
+  const ids = new Set<number>();
+  const add = (x: unknown) => {
+    if (typeof x === 'number') ids.add(x);
+    else if (Array.isArray(x)) x.forEach(add);
+  };
+  add((lm.model as unknown as { generation_config?: { eos_token_id?: unknown } }).generation_config?.eos_token_id);
+  add((lm.model.config as unknown as { eos_token_id?: unknown }).eos_token_id);
+  add((lm.tokenizer as unknown as { eos_token_id?: unknown }).eos_token_id);
+  return ids;
+}
+
+function tokenLogprob(lm: LanguageModel, token: number, logp: Float64Array, top: number): TokenLogprob {
+  const describe = (t: number) => {
+    const text = lm.tokenizer.decode([t], { skip_special_tokens: false });
+    return { token: text, logprob: logp[t]!, bytes: Array.from(new TextEncoder().encode(text)) };
+  };
+  const best: number[] = [];
+  if (top > 0) {
+    const order = Array.from(logp.keys()).sort((a, b) => logp[b]! - logp[a]! || a - b);
+    best.push(...order.slice(0, top));
+  }
+  return { ...describe(token), top_logprobs: best.map(describe) };
+}
+
+function randomSeed(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0]!;
+}

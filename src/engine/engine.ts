@@ -1,0 +1,166 @@
+import {
+  JevError,
+  parseChatRequest,
+  parseDecisionRequest,
+  toJevError,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type DecisionResponse,
+  type ModelList,
+} from '../contract/index.ts';
+import type { CallHandle, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import { complete } from './chat.ts';
+import { ConversationCache } from './conversation-cache.ts';
+import { decide } from './decide.ts';
+import type { LanguageModel } from './language-model.ts';
+import { chooseDtype, DTYPE_FILES, loadLanguageModel, resolveDevice, type ModelSource } from './load-model.ts';
+import { modelVersion } from './model-version.ts';
+import { PriorCache } from './prior-cache.ts';
+import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './runtime-env.ts';
+import { TaskQueue } from './task-queue.ts';
+
+export interface EngineConfig {
+  runtime: RuntimeConfig;
+  /** How to ask whether a model offers a file; defaults to an HTTP HEAD against the host. */
+  source?: (options: LoadOptions) => ModelSource;
+  isNode?: boolean;
+}
+
+/**
+ * The engine: one loaded model, one queue. Every request body is validated here, at the
+ * boundary; inside, the computation trusts its input.
+ */
+export class Engine implements EngineApi {
+  readonly #config: EngineConfig;
+  readonly #queue = new TaskQueue();
+  readonly #calls = new Map<string, AbortController>();
+  readonly #priors = new PriorCache();
+  readonly #conversation = new ConversationCache();
+  #lm: LanguageModel | null = null;
+  #loading: Promise<LanguageModel> | null = null;
+  #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, error: null };
+
+  constructor(config: EngineConfig) {
+    this.#config = config;
+  }
+
+  /** The loaded model, for tests and the benchmark that drive it directly. */
+  get languageModel(): LanguageModel | null {
+    return this.#lm;
+  }
+
+  async load(options: LoadOptions, onEvent: (e: LoadEvent) => void = () => {}): Promise<EngineStatus> {
+    const previous = this.#loading;
+    this.#status = { ...this.#status, state: 'loading', model: options.model, error: null };
+    const loading = (async () => {
+      await previous?.catch(() => undefined);
+      return this.#queue.run(() => this.#load(options, onEvent));
+    })();
+    this.#loading = loading;
+    try {
+      await loading;
+      onEvent({ type: 'ready', status: this.#status });
+      return this.#status;
+    } catch (e) {
+      const err = toJevError(e);
+      this.#status = { ...this.#status, state: 'failed', error: err.message };
+      throw err;
+    }
+  }
+
+  async #load(options: LoadOptions, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
+    applyRuntimeConfig(this.#config.runtime, options.host);
+    const source = this.#config.source?.(options) ?? httpSource(options);
+    let resolved = await resolveDevice(options.device, this.#config.isNode ?? false);
+    let lm: LanguageModel;
+    try {
+      const dtype = await chooseDtype(options.dtype, resolved.device, resolved.shaderF16, source);
+      lm = await loadLanguageModel(options.model, resolved.device, dtype, onEvent);
+    } catch (e) {
+      if (resolved.device !== 'webgpu' || options.device === 'webgpu') throw e;
+      // WebGPU was only preferred (`auto`): fall back to wasm rather than fail.
+      onEvent({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: (e as Error).message });
+      resolved = { device: 'wasm', shaderF16: false, adapter: null };
+      const dtype = await chooseDtype(options.dtype, 'wasm', false, source);
+      lm = await loadLanguageModel(options.model, 'wasm', dtype, onEvent);
+    }
+    const old = this.#lm;
+    this.#lm = lm;
+    this.#priors.clear();
+    this.#conversation.clear();
+    await old?.dispose();
+    this.#status = {
+      state: 'ready',
+      model: lm.id,
+      version: modelVersion(lm),
+      device: lm.device,
+      dtype: lm.dtype,
+      contextLength: lm.contextLength,
+      threads: lm.device === 'cpu' ? null : configuredThreads(),
+      error: null,
+    };
+    return lm;
+  }
+
+  async status(): Promise<EngineStatus> {
+    return this.#status;
+  }
+
+  async models(): Promise<ModelList> {
+    const created = 1_763_769_600; // 2025-11-22, the engine's first release
+    const data = [{ id: 'jev', object: 'model' as const, created, owned_by: 'local' }];
+    if (this.#status.model) data.push({ id: this.#status.model, object: 'model' as const, created, owned_by: 'local' });
+    return { object: 'list', data };
+  }
+
+  async decide(body: unknown, call: CallHandle): Promise<DecisionResponse> {
+    const request = parseDecisionRequest(body);
+    return this.#serve(call, (lm, signal) => decide(lm, request, { signal, priors: this.#priors }));
+  }
+
+  async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void): Promise<ChatCompletion> {
+    const request = parseChatRequest(body);
+    return this.#serve(call, (lm, signal) => {
+      if (request.model !== 'jev' && request.model !== lm.id) {
+        throw new JevError('model_not_found', `The model ${JSON.stringify(request.model)} does not exist here; use "jev" or "${lm.id}".`, { param: 'model' });
+      }
+      return complete(lm, request, { signal, onChunk, conversation: this.#conversation });
+    });
+  }
+
+  async cancel(callId: string): Promise<void> {
+    this.#calls.get(callId)?.abort(new DOMException('The request was aborted.', 'AbortError'));
+  }
+
+  /** Runs one request in its turn, once the model is ready, cancellable by its call id. */
+  async #serve<T>(call: CallHandle, work: (lm: LanguageModel, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    this.#calls.set(call.id, controller);
+    try {
+      const lm = await this.#ready();
+      return await this.#queue.run(() => work(lm, controller.signal), controller.signal);
+    } catch (e) {
+      throw toJevError(e);
+    } finally {
+      this.#calls.delete(call.id);
+    }
+  }
+
+  async #ready(): Promise<LanguageModel> {
+    if (this.#loading) await this.#loading;
+    if (!this.#lm) throw new JevError('engine_unavailable', 'No model is loaded: call load() first.', { param: null });
+    return this.#lm;
+  }
+}
+
+function httpSource(options: LoadOptions): ModelSource {
+  const base = `${options.host.replace(/\/$/, '')}/${options.model}/resolve/main/onnx/`;
+  return {
+    async has(file) {
+      const res = await fetch(base + file, { method: 'HEAD' }).catch(() => null);
+      return !!res?.ok;
+    },
+  };
+}
+
+export { DTYPE_FILES };

@@ -1,0 +1,46 @@
+import { Tensor } from '@huggingface/transformers';
+
+/**
+ * The key/value tensors of a prefix the model has already read, with its length in tokens.
+ *
+ * A cache is immutable: a forward pass over it returns a *new* cache (prefix + new tokens) and
+ * leaves this one intact, so one prefix can feed many continuations (every question of a
+ * decision reads the same state cache). Whoever holds a cache disposes it exactly once.
+ */
+export class KvCache {
+  #disposed = false;
+
+  constructor(
+    readonly tensors: Readonly<Record<string, Tensor>>,
+    readonly length: number,
+  ) {}
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    for (const t of Object.values(this.tensors)) t.dispose();
+  }
+}
+
+/** The shape of one past key/value input, as the model's graph declares it. */
+export interface KvInput {
+  name: string;
+  type: string;
+  /** Declared dims; `null` where the graph leaves a dimension symbolic. */
+  dims: (number | null)[];
+}
+
+/** A zero-length cache (batch 1), for the first forward pass over a prompt. */
+export function emptyCache(inputs: readonly KvInput[]): KvCache {
+  const tensors: Record<string, Tensor> = Object.create(null);
+  for (const input of inputs) {
+    // Batch is 1; every other symbolic dimension is the (empty) past length.
+    const dims = input.dims.map((d, i) => (i === 0 ? 1 : (d ?? 0)));
+    tensors[input.name] = new Tensor(input.type as 'float32', new Float32Array(0), dims);
+  }
+  return new KvCache(tensors, 0);
+}

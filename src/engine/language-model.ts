@@ -1,0 +1,124 @@
+import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
+import { logSoftmax } from './log-softmax.ts';
+
+export type Device = 'webgpu' | 'wasm' | 'cpu';
+export type Dtype = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16';
+
+/** Minimal view of an onnxruntime session, as transformers.js keeps it on the model. */
+interface SessionLike {
+  inputNames: readonly string[];
+  inputMetadata?: readonly { name: string; type?: string; shape?: readonly (number | string)[] }[];
+}
+
+/**
+ * A loaded causal language model: the tokenizer, the ONNX model, and what the engine needs to
+ * drive forward passes by hand (the names and shapes of the cache inputs, the context length).
+ */
+export class LanguageModel {
+  readonly kvInputs: readonly KvInput[];
+  readonly contextLength: number;
+  readonly vocabSize: number;
+  readonly #hasPositionIds: boolean;
+  readonly #hasLogitsToKeep: boolean;
+  /** Counts every token the model has been fed since load: tests observe prefill sizes here. */
+  tokensFed = 0;
+  forwardCalls = 0;
+
+  constructor(
+    readonly id: string,
+    readonly model: PreTrainedModel,
+    readonly tokenizer: PreTrainedTokenizer,
+    readonly device: Device,
+    readonly dtype: Dtype,
+  ) {
+    const sessions = (model as unknown as { sessions: Record<string, SessionLike> }).sessions;
+    const session = sessions['model'] ?? sessions['decoder_model_merged'];
+    if (!session) throw new Error(`model ${id} has no decoder session`);
+    const meta = session.inputMetadata ?? [];
+    this.kvInputs = session.inputNames
+      .filter((n) => n.startsWith('past_key_values.'))
+      .map((name) => {
+        const m = meta.find((x) => x.name === name);
+        return {
+          name,
+          type: m?.type ?? 'float32',
+          dims: (m?.shape ?? [null, null, null, null]).map((d) => (typeof d === 'number' ? d : null)),
+        };
+      });
+    if (this.kvInputs.length === 0) throw new Error(`model ${id} has no past_key_values inputs (a KV-cache export is required)`);
+    this.#hasPositionIds = session.inputNames.includes('position_ids');
+    this.#hasLogitsToKeep = session.inputNames.includes('num_logits_to_keep');
+    const config = model.config as unknown as Record<string, unknown>;
+    this.contextLength = positiveInt(config['max_position_embeddings']) ?? positiveInt(config['n_positions']) ?? 2048;
+    this.vocabSize = positiveInt(config['vocab_size']) ?? 0;
+  }
+
+  emptyCache(): KvCache {
+    return emptyCache(this.kvInputs);
+  }
+
+  /**
+   * One forward pass over `ids`, continuing `past` (which is left intact). Returns the logits of
+   * the last `keep` positions (all of them when `keep` is 0) and the extended cache.
+   * The caller owns and disposes both.
+   */
+  async forward(ids: readonly number[], past: KvCache, keep = 0): Promise<{ logits: Tensor; cache: KvCache }> {
+    if (ids.length === 0) throw new Error('forward: no tokens');
+    if (past.disposed) throw new Error('forward: cache already disposed');
+    const n = ids.length;
+    const total = past.length + n;
+    const inputs: Record<string, Tensor> = {
+      input_ids: new Tensor('int64', BigInt64Array.from(ids, (i) => BigInt(i)), [1, n]),
+      attention_mask: new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
+    };
+    if (this.#hasPositionIds) {
+      inputs['position_ids'] = new Tensor(
+        'int64',
+        BigInt64Array.from({ length: n }, (_, i) => BigInt(past.length + i)),
+        [1, n],
+      );
+    }
+    if (this.#hasLogitsToKeep) inputs['num_logits_to_keep'] = new Tensor('int64', [BigInt(keep)], []);
+    let outputs: Record<string, Tensor>;
+    try {
+      outputs = (await this.model.forward({ ...inputs, past_key_values: past.tensors })) as Record<string, Tensor>;
+    } finally {
+      for (const t of Object.values(inputs)) t.dispose();
+    }
+    this.tokensFed += n;
+    this.forwardCalls += 1;
+    const present: Record<string, Tensor> = Object.create(null);
+    let logits: Tensor | undefined;
+    for (const [name, t] of Object.entries(outputs)) {
+      if (name === 'logits') logits = t;
+      else if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = t;
+      else t.dispose();
+    }
+    if (!logits) throw new Error('forward: the model returned no logits');
+    return { logits, cache: new KvCache(present, total) };
+  }
+
+  /** Reads the log-probabilities at row `position` of a [1, n, vocab] logits tensor. */
+  static logProbsAt(logits: Tensor, position: number): Float64Array {
+    const dims = logits.dims;
+    const vocab = dims[dims.length - 1]!;
+    const rows = dims[dims.length - 2]!;
+    const pos = position < 0 ? rows + position : position;
+    if (pos < 0 || pos >= rows) throw new Error(`logits row ${position} out of range (${rows})`);
+    const data = logits.data as Float32Array;
+    return logSoftmax(data, pos * vocab, vocab);
+  }
+
+  encode(text: string, addSpecialTokens: boolean): number[] {
+    return this.tokenizer.encode(text, { add_special_tokens: addSpecialTokens });
+  }
+
+  async dispose(): Promise<void> {
+    await this.model.dispose();
+  }
+}
+
+function positiveInt(x: unknown): number | undefined {
+  return typeof x === 'number' && Number.isInteger(x) && x > 0 ? x : undefined;
+}

@@ -1,0 +1,5 @@
+import { nanoid } from 'nanoid';
+
+export function newCallId(): string {
+  return `call_${nanoid(16)}`;
+}

@@ -1,0 +1,52 @@
+import type { ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
+
+export type DeviceChoice = 'webgpu' | 'wasm' | 'auto';
+export type DtypeChoice = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16' | 'auto';
+
+/** What to load: a model id under a host laid out like the Hugging Face hub. */
+export interface LoadOptions {
+  model: string;
+  /** Base URL: a file resolves as `{host}/{model}/resolve/main/{file}`. */
+  host: string;
+  device: DeviceChoice;
+  dtype: DtypeChoice;
+}
+
+/** Load progress, a union tagged by `type`. Bytes are per file. */
+export type LoadEvent =
+  | { type: 'file'; file: string; loaded: number; total: number }
+  | { type: 'file-done'; file: string }
+  | { type: 'fallback'; from: 'webgpu'; to: 'wasm'; reason: string }
+  | { type: 'ready'; status: EngineStatus };
+
+export interface EngineStatus {
+  state: 'idle' | 'loading' | 'ready' | 'failed';
+  model: string | null;
+  /** The `model` field of responses: `local/jev-<model>.<dtype>-<date>`. */
+  version: string | null;
+  device: 'webgpu' | 'wasm' | 'cpu' | null;
+  dtype: string | null;
+  contextLength: number | null;
+  /** wasm threads onnxruntime runs with. */
+  threads: number | null;
+  error: string | null;
+}
+
+/** A call in flight, named so that it can be cancelled from the other side of a worker boundary. */
+export interface CallHandle {
+  id: string;
+}
+
+/**
+ * The engine's interface: implemented by the engine itself (in a worker, or in-process in tests)
+ * and reached through Comlink by the facade. Request bodies cross as plain data and are validated
+ * by the engine, at the boundary.
+ */
+export interface EngineApi {
+  load(options: LoadOptions, onEvent?: (event: LoadEvent) => void): Promise<EngineStatus>;
+  status(): Promise<EngineStatus>;
+  decide(body: unknown, call: CallHandle): Promise<DecisionResponse>;
+  chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void): Promise<ChatCompletion>;
+  cancel(callId: string): Promise<void>;
+  models(): Promise<ModelList>;
+}

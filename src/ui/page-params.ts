@@ -1,0 +1,19 @@
+import type { ClientOptions } from '../facade/create-client.ts';
+import { DEFAULT_HOST, DEFAULT_MODEL } from '../facade/defaults.ts';
+import type { DeviceChoice, DtypeChoice } from '../protocol/engine-api.ts';
+
+const DEVICES: readonly DeviceChoice[] = ['webgpu', 'wasm', 'auto'];
+const DTYPES: readonly DtypeChoice[] = ['fp32', 'fp16', 'q8', 'q4', 'q4f16', 'auto'];
+
+/** The page's query parameters (CONTRACT §2): model, host, device, dtype. */
+export function pageParams(search: string): Required<Pick<ClientOptions, 'model' | 'host' | 'device' | 'dtype'>> {
+  const q = new URLSearchParams(search);
+  const device = q.get('device') as DeviceChoice | null;
+  const dtype = q.get('dtype') as DtypeChoice | null;
+  return {
+    model: q.get('model') || DEFAULT_MODEL,
+    host: (q.get('host') || DEFAULT_HOST).replace(/\/+$/, ''),
+    device: device && DEVICES.includes(device) ? device : 'auto',
+    dtype: dtype && DTYPES.includes(dtype) ? dtype : 'auto',
+  };
+}

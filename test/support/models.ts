@@ -1,0 +1,33 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Engine } from '../../src/engine/engine.ts';
+import type { Dtype } from '../../src/engine/language-model.ts';
+
+export const REPO = resolve(import.meta.dirname, '../..');
+export const GENERATED = join(REPO, 'models');
+export const SHARED = resolve(REPO, '../shared/models');
+export const TINY = 'tiny-random-llama';
+export const TINYSTORIES = 'TinyStories-656K';
+
+/** Models the engine tests run on: the generated one always, TinyStories where ../shared has it. */
+export function testModels(): { id: string; root: string; present: boolean }[] {
+  return [
+    { id: TINY, root: GENERATED, present: existsSync(join(GENERATED, TINY, 'onnx', 'model.onnx')) },
+    { id: TINYSTORIES, root: SHARED, present: existsSync(join(SHARED, TINYSTORIES, 'onnx', 'model.onnx')) },
+  ];
+}
+
+export function skipMessage(id: string, root: string): string {
+  return `${id} is not at ${root}: its tests are skipped (../shared/models holds it in this project's CI).`;
+}
+
+/** An in-process engine (onnxruntime-node) over a local folder of models in the hub layout. */
+export async function loadEngine(root: string, model: string, dtype: Dtype = 'fp32'): Promise<Engine> {
+  const engine = new Engine({
+    runtime: { localModelPath: root },
+    isNode: true,
+    source: () => ({ has: async (file) => existsSync(join(root, model, 'onnx', file)) }),
+  });
+  await engine.load({ model, host: 'http://unused.invalid', device: 'auto', dtype });
+  return engine;
+}
