@@ -19,6 +19,29 @@ export class KvCache {
     return this.#disposed;
   }
 
+  /**
+   * The cache of the first `length` tokens, as a new cache (this one stays intact). Exact, since
+   * a position's keys and values depend only on the tokens before it. Only for caches held in
+   * CPU memory; returns null for GPU-resident ones (re-reading the prefix is then cheaper).
+   */
+  truncated(length: number): KvCache | null {
+    if (length > this.length || length < 0) throw new Error(`cannot truncate a ${this.length}-token cache to ${length}`);
+    const out: Record<string, Tensor> = Object.create(null);
+    for (const [name, t] of Object.entries(this.tensors)) {
+      if (t.location !== 'cpu') {
+        for (const made of Object.values(out)) made.dispose();
+        return null;
+      }
+      // [batch, heads, seq, dim] → keep seq < length.
+      const [b, h, seq, d] = t.dims as [number, number, number, number];
+      const src = t.data as Float32Array;
+      const dst = new (src.constructor as Float32ArrayConstructor)(b * h * length * d);
+      for (let row = 0; row < b * h; row++) dst.set(src.subarray(row * seq * d, row * seq * d + length * d), row * length * d);
+      out[name] = new Tensor(t.type as 'float32', dst, [b, h, length, d]);
+    }
+    return new KvCache(out, length);
+  }
+
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
