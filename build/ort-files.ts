@@ -11,7 +11,8 @@ const FILES = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.as
  */
 export function ortFiles(): Plugin {
   const require = createRequire(import.meta.url);
-  const dist = join(dirname(require.resolve('onnxruntime-web/package.json')), 'dist');
+  // The package's main entry lives in its dist/ folder, beside the runtime files.
+  const dist = dirname(require.resolve('onnxruntime-web'));
   return {
     name: 'jev-ort-files',
     generateBundle() {

@@ -59,16 +59,14 @@ export const chatMessagesSchema = z
   })
   .pipe(z.array(chatMessageSchema));
 
-export const stopSchema = z
-  .custom<string | string[] | null>()
-  .optional()
-  .transform((raw: unknown, ctx): string[] => {
+/** `stop` as a list: a string is one sequence; null or omitted is none. */
+function readStop(raw: unknown, ctx: z.core.$RefinementCtx): string[] {
   if (raw === undefined || raw === null) return [];
-  const list: unknown[] = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : [];
   if (typeof raw !== 'string' && !Array.isArray(raw)) {
     addIssue(ctx, 'wrongType', ['a string or an array of strings', raw]);
     return z.NEVER;
   }
+  const list: readonly unknown[] = typeof raw === 'string' ? [raw] : raw;
   if (!lengthBetween(ctx, list.length, 0, limits.maxStop, 'stop sequences')) return z.NEVER;
   const out: string[] = [];
   for (let i = 0; i < list.length; i++) {
@@ -80,7 +78,9 @@ export const stopSchema = z
     else out.push(s);
   }
   return out.length === list.length ? out : z.NEVER;
-});
+}
+
+export const stopSchema = z.custom<string | string[] | null>().optional().transform(readStop);
 
 const nSchema = z
   .number()

@@ -4,6 +4,7 @@
  * `data: {json}` server-sent event and ended by `data: [DONE]`.
  */
 import { z } from 'zod';
+import { responseCheckMessages } from './messages.ts';
 
 export type FinishReason = 'stop' | 'length';
 
@@ -12,7 +13,13 @@ export type TopLogprob = { token: string; logprob: number; bytes: number[] | nul
 export type TokenLogprob = TopLogprob & { top_logprobs: TopLogprob[] };
 export type ChoiceLogprobs = { content: TokenLogprob[] };
 
-export type ChatUsage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+export type ChatUsage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** OpenAI's field: `cached_tokens` is how many prompt tokens came from the previous turn's KV cache. */
+  prompt_tokens_details?: { cached_tokens: number };
+};
 
 export type ChatCompletion = {
   /** 'chatcmpl-…' */
@@ -69,9 +76,10 @@ export const chatUsageSchema = z
     prompt_tokens: z.int().min(0),
     completion_tokens: z.int().min(0),
     total_tokens: z.int().min(0),
+    prompt_tokens_details: z.object({ cached_tokens: z.int().min(0) }).optional(),
   })
   .refine((u) => u.total_tokens === u.prompt_tokens + u.completion_tokens, {
-    message: 'total_tokens must equal prompt_tokens + completion_tokens',
+    message: responseCheckMessages.totalTokens(),
     path: ['total_tokens'],
   });
 

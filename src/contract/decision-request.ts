@@ -5,7 +5,7 @@
  * - `state`: see state.ts (a string, text content parts, or any JSON object or array).
  * - `questions`: 1..limits.maxQuestions entries keyed by the caller; see question.ts and
  *   keyed-record.ts (a `__proto__` key is refused; `constructor` is an ordinary key).
- * - `calibrate`: optional boolean, default false (our extension: contextual calibration).
+ * - `calibrate`: optional boolean (null or omitted: false); our extension: contextual calibration.
  * - Unknown top-level fields are ignored, except that a body with `messages` and no
  *   `questions` is a chat completion request sent to the wrong endpoint, and is told so.
  */
@@ -48,7 +48,10 @@ export const decisionRequestSchema = z.object({
   model: decisionModelSchema,
   state: stateSchema,
   questions: questionsSchema,
-  calibrate: z.boolean().default(false),
+  calibrate: z
+    .boolean()
+    .nullish()
+    .transform((v): boolean => v ?? false),
 });
 
 /** What a client may send (before normalization). */

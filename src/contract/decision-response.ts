@@ -5,6 +5,7 @@
  * probabilities' keys, a score between 0 and the highest grade index, integer token counts ≥ 0.
  */
 import { z } from 'zod';
+import { responseCheckMessages } from './messages.ts';
 
 export type NoulAnswer = { type: 'noul'; noul: number };
 export type ChoiceAnswer = { type: 'choice'; choice: string; probabilities: Record<string, number>; confidence: number };
@@ -28,7 +29,7 @@ export const unitIntervalSchema = z.number().min(0).max(1);
 export const probabilitiesSchema = z
   .record(z.string(), unitIntervalSchema)
   .refine((p) => Math.abs(Object.values(p).reduce((a, b) => a + b, 0) - 1) <= probabilitySumTolerance, {
-    message: `probabilities must sum to 1 (within ${probabilitySumTolerance})`,
+    message: responseCheckMessages.probabilitiesSum(probabilitySumTolerance),
   });
 
 export const noulAnswerSchema = z.object({ type: z.literal('noul'), noul: unitIntervalSchema });
@@ -41,7 +42,7 @@ export const choiceAnswerSchema = z
     confidence: unitIntervalSchema,
   })
   .refine((a) => Object.hasOwn(a.probabilities, a.choice), {
-    message: 'choice must be one of the keys of probabilities',
+    message: responseCheckMessages.choiceNotAnOption(),
     path: ['choice'],
   });
 
@@ -54,12 +55,12 @@ export const scoreAnswerSchema = z
     confidence: unitIntervalSchema,
   })
   .refine((a) => Object.keys(a.probabilities).every((k) => Object.hasOwn(a.legend, k)), {
-    message: 'probabilities must be keyed like the legend',
+    message: responseCheckMessages.probabilitiesNotLegend(),
     path: ['probabilities'],
   })
   // A tiny excess is float rounding of Σ index · p.
   .refine((a) => a.score <= Math.max(0, Object.keys(a.legend).length - 1) + 1e-9, {
-    message: 'score must not exceed the highest grade index',
+    message: responseCheckMessages.scoreAboveTop(),
     path: ['score'],
   });
 

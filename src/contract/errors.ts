@@ -112,6 +112,11 @@ export class JevError extends Error {
     if (opts.details !== undefined) this.details = opts.details;
   }
 
+  /** The body's `error` object, as the `openai` client's APIError carries it. */
+  get error(): ErrorObject {
+    return this.toBody().error;
+  }
+
   /** The HTTP response body. */
   toBody(): ErrorBody {
     return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };

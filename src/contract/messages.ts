@@ -24,12 +24,12 @@ export function describeValue(v: unknown): string {
 }
 
 /** A short quoted preview of a string value (keys, enum values), cut so messages stay small. */
-export function quote(s: string, max = 64): string {
+export function quoteValue(s: string, max = 64): string {
   return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
 }
 
 /** "1 option", "2 options": `noun` is the plural, ending in "s". */
-export function count(n: number, noun: string): string {
+export function countNoun(n: number, noun: string): string {
   return `${n} ${n === 1 ? noun.replace(/s$/, '') : noun}`;
 }
 
@@ -59,15 +59,15 @@ export const validationMessages = {
   stringTooLong: (param: string, max: number, got: number) =>
     `'${param}' is too long: at most ${max} characters are allowed, got ${got}.`,
   tooFew: (param: string, min: number, got: number, noun: string) =>
-    `'${param}' must have at least ${count(min, noun)}, got ${got}.`,
+    `'${param}' must have at least ${countNoun(min, noun)}, got ${got}.`,
   tooMany: (param: string, max: number, got: number, noun: string) =>
-    `'${param}' must have at most ${count(max, noun)}, got ${got}.`,
+    `'${param}' must have at most ${countNoun(max, noun)}, got ${got}.`,
   numberTooSmall: (param: string, min: number, inclusive: boolean, got: unknown) =>
     `'${param}' must be ${inclusive ? 'at least' : 'greater than'} ${min}, got ${describeValue(got)}.`,
   numberTooBig: (param: string, max: number, inclusive: boolean, got: unknown) =>
     `'${param}' must be ${inclusive ? 'at most' : 'less than'} ${max}, got ${describeValue(got)}.`,
   oneOf: (param: string, allowed: readonly string[], got: unknown) =>
-    `'${param}' must be one of ${allowed.map((a) => quote(a)).join(', ')}, got ${typeof got === 'string' ? quote(got) : describeValue(got)}.`,
+    `'${param}' must be one of ${allowed.map((a) => quoteValue(a)).join(', ')}, got ${typeof got === 'string' ? quoteValue(got) : describeValue(got)}.`,
   invalid: (param: string) => `'${param}' is invalid.`,
 
   // Keys of caller-named maps (questions, choice options).
@@ -79,7 +79,7 @@ export const validationMessages = {
 
   // Decision request.
   modelNotFound: (param: string, model: string) =>
-    `The model ${quote(model)} does not exist at the decision endpoint; '${param}' must be "jev".`,
+    `The model ${quoteValue(model)} does not exist at the decision endpoint; '${param}' must be "jev".`,
   chatBodyAtDecisionEndpoint: (param: string) =>
     `This endpoint takes a decision request ({model, state, questions}), not a chat completion request: the body has '${param}' but no 'questions'. Send chat completions to /v1/chat/completions.`,
   stateEmpty: (param: string) => `'${param}' must not be empty: give the text, object or content parts to judge.`,
@@ -100,7 +100,7 @@ export const validationMessages = {
   maxTokensConflict: (param: string) =>
     `'${param}' and 'max_tokens' are aliases and were given different values; send only one of them.`,
   unsupportedContentPart: (param: string, got: unknown) =>
-    `'${param}' must be "text": only text content parts are supported, got ${typeof got === 'string' ? quote(got) : describeValue(got)}.`,
+    `'${param}' must be "text": only text content parts are supported, got ${typeof got === 'string' ? quoteValue(got) : describeValue(got)}.`,
 } as const;
 
 export type ValidationMessages = typeof validationMessages;
@@ -118,17 +118,26 @@ export const errorMessages = {
   bodyNotObject: (got: unknown) => `The request body must be a JSON object, got ${describeValue(got)}.`,
   invalidJson: (detail?: string) => `The request body is not valid JSON${detail ? `: ${detail}` : '.'}`,
   unsupportedMediaType: (got: string | null) =>
-    `The request body must be JSON (Content-Type: application/json), got ${got === null ? 'no Content-Type' : quote(got)}.`,
+    `The request body must be JSON (Content-Type: application/json), got ${got === null ? 'no Content-Type' : quoteValue(got)}.`,
   payloadTooLarge: (max: number) => `The request body is too large: at most ${max} bytes are allowed.`,
-  notFound: (path: string) => `No route matches ${quote(path, 200)}.`,
+  notFound: (path: string) => `No route matches ${quoteValue(path, 200)}.`,
   methodNotAllowed: (method: string, allowed: readonly string[]) =>
     `The method ${method} is not allowed here; use ${allowed.join(' or ')}.`,
   unauthorized: () => 'The Authorization header is missing or does not hold the configured API key (Bearer <API_KEY>).',
-  modelNotFound: (model: string) => `The model ${quote(model)} does not exist or is not loaded.`,
+  modelNotFound: (model: string) => `The model ${quoteValue(model)} does not exist or is not loaded.`,
   contextLengthExceeded: (tokens: number, max: number) =>
     `The request needs ${tokens} tokens but the model's context holds ${max}.`,
   aborted: () => 'The request was aborted.',
   unknownFault: () => 'The engine failed for an unknown reason.',
   unreadableErrorBody: (status?: number) =>
     `The service answered${status === undefined ? '' : ` with status ${status}`} without a readable error body.`,
+} as const;
+
+/** Messages of the response schemas (checks of what the engine produced). */
+export const responseCheckMessages = {
+  probabilitiesSum: (tolerance: number) => `probabilities must sum to 1 (within ${tolerance})`,
+  choiceNotAnOption: () => 'choice must be one of the keys of probabilities',
+  probabilitiesNotLegend: () => 'probabilities must be keyed like the legend',
+  scoreAboveTop: () => 'score must not exceed the highest grade index',
+  totalTokens: () => 'total_tokens must equal prompt_tokens + completion_tokens',
 } as const;

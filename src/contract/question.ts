@@ -45,7 +45,9 @@ export const noulCriteriaSchema = z
   .superRefine((raw: unknown, ctx) => {
     if (!isPlainObject(raw)) return;
     for (const key of Object.keys(raw)) {
-      if (!noulCriteriaKeys.includes(key)) addIssue(ctx, 'noulCriteriaKey', [], { path: [key] });
+      if (noulCriteriaKeys.includes(key)) continue;
+      if (key.length > limits.maxKeyChars) addIssue(ctx, 'keyTooLong', [limits.maxKeyChars, key.length]);
+      else addIssue(ctx, 'noulCriteriaKey', [], { path: [key] });
     }
   })
   .pipe(z.object({ true: descriptionSchema, false: descriptionSchema }))

@@ -22,6 +22,7 @@ describe('parseDecisionRequest: the whole body', () => {
   it('reads calibrate, default false', () => {
     expect(parseDecisionRequest({ ...valid, calibrate: true }).calibrate).toBe(true);
     expect(parseDecisionRequest({ ...valid, calibrate: false }).calibrate).toBe(false);
+    expect(parseDecisionRequest({ ...valid, calibrate: null }).calibrate).toBe(false);
     expectJevError(() => parseDecisionRequest({ ...valid, calibrate: 'yes' }), 'invalid_request', 400, 'calibrate');
     expectJevError(() => parseDecisionRequest({ ...valid, calibrate: 1 }), 'invalid_request', 400, 'calibrate');
   });
