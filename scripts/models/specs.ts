@@ -75,7 +75,7 @@ export const SMOLLM2_135M_RANDOM: ModelSpec = {
   maxPositionEmbeddings: 8192,
   ropeTheta: 100000,
   rmsNormEps: 1e-5,
-  init: { embedLogitStd: 3, qkGain: 1.5, residualGain: 2, normNoise: 0.05 },
+  init: { embedLogitStd: 3, qkGain: 1, residualGain: 2, normNoise: 0.05 },
   q8: true,
 };
 

@@ -38,7 +38,7 @@ export class Engine implements EngineApi {
   readonly #conversation = new ConversationCache();
   #lm: LanguageModel | null = null;
   #loading: Promise<LanguageModel> | null = null;
-  #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, error: null };
+  #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null };
 
   constructor(config: EngineConfig) {
     this.#config = config;
@@ -97,6 +97,7 @@ export class Engine implements EngineApi {
       dtype: lm.dtype,
       contextLength: lm.contextLength,
       threads: lm.device === 'cpu' ? null : configuredThreads(),
+      adapter: resolved.adapter,
       error: null,
     };
     return lm;

@@ -24,23 +24,18 @@ export function createClient(options: ClientOptions = {}): JevClient {
   installErrorTransfer();
   const worker = new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'jev-engine' });
   const api = Comlink.wrap<EngineApi>(worker) as unknown as EngineApi;
-  const onProgress = options.onProgress;
-  const ready = api.load(
-    {
-      model: options.model ?? DEFAULT_MODEL,
-      host: options.host ?? DEFAULT_HOST,
-      device: options.device ?? 'auto',
-      dtype: options.dtype ?? 'auto',
-    },
-    onProgress ? Comlink.proxy(onProgress) : undefined,
-  );
-  ready.catch(() => undefined); // surfaced through `client.ready` and every call
   return clientForEngine(
     {
       api,
       wrapCallback: (fn) => Comlink.proxy(fn),
       terminate: () => worker.terminate(),
     },
-    ready,
+    {
+      model: options.model ?? DEFAULT_MODEL,
+      host: options.host ?? DEFAULT_HOST,
+      device: options.device ?? 'auto',
+      dtype: options.dtype ?? 'auto',
+    },
+    options.onProgress,
   );
 }

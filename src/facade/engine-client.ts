@@ -1,5 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk } from '../contract/index.ts';
-import type { CallHandle, EngineApi, EngineStatus } from '../protocol/engine-api.ts';
+import type { CallHandle, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import { newCallId } from './call-id.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
 
@@ -11,13 +11,23 @@ export interface EngineBinding {
 }
 
 /** Builds the client over an engine, in this thread or behind a worker. */
-export function clientForEngine(binding: EngineBinding, ready: Promise<EngineStatus>): JevClient {
+export function clientForEngine(binding: EngineBinding, initial: LoadOptions, onProgress?: (event: LoadEvent) => void): JevClient {
   const { api } = binding;
+  let current = initial;
+  const load = (options: Partial<LoadOptions>, progress = onProgress) => {
+    current = { ...current, ...options };
+    return api.load(current, progress ? binding.wrapCallback(progress) : undefined);
+  };
+  const ready = load({});
+  ready.catch(() => undefined); // surfaced through `client.ready` and every call
 
-  async function call<T>(options: CallOptions | undefined, run: (handle: CallHandle) => Promise<T>): Promise<T> {
+  async function call<T>(
+    options: CallOptions | undefined,
+    run: (handle: CallHandle) => Promise<T>,
+    handle: CallHandle = { id: newCallId() },
+  ): Promise<T> {
     const signal = options?.signal;
     signal?.throwIfAborted();
-    const handle = { id: newCallId() };
     const onAbort = () => void api.cancel(handle.id);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -33,12 +43,19 @@ export function clientForEngine(binding: EngineBinding, ready: Promise<EngineSta
     return streamChat(request, options);
   };
 
-  function streamChat(request: unknown, options?: CallOptions): AsyncIterable<ChatCompletionChunk> {
+  /**
+   * A streamed chat: resolves once the first chunk (the role) arrives, so that a refused request
+   * rejects here, as an HTTP client sees its status before the stream; then yields the chunks.
+   */
+  function streamChat(request: unknown, options?: CallOptions): Promise<AsyncIterable<ChatCompletionChunk>> {
     const chunks: ChatCompletionChunk[] = [];
     let wake: (() => void) | null = null;
     let done = false;
     let failure: unknown = null;
+    let started: (() => void) | null = null;
+    const firstChunk = new Promise<void>((resolve) => (started = resolve));
     const notify = () => {
+      started?.();
       wake?.();
       wake = null;
     };
@@ -46,7 +63,8 @@ export function clientForEngine(binding: EngineBinding, ready: Promise<EngineSta
       chunks.push(chunk);
       notify();
     });
-    const finished = call(options, (h) => api.chat(request, h, onChunk)).then(
+    const handle = { id: newCallId() };
+    const finished = call(options, (h) => api.chat(request, h, onChunk), handle).then(
       () => {
         done = true;
         notify();
@@ -57,22 +75,30 @@ export function clientForEngine(binding: EngineBinding, ready: Promise<EngineSta
         notify();
       },
     );
-    void finished;
-    return {
+    const iterable: AsyncIterable<ChatCompletionChunk> = {
       async *[Symbol.asyncIterator]() {
-        for (;;) {
-          if (chunks.length > 0) {
-            yield chunks.shift()!;
-            continue;
+        try {
+          for (;;) {
+            if (chunks.length > 0) {
+              yield chunks.shift()!;
+              continue;
+            }
+            if (done) {
+              if (failure) throw failure;
+              return;
+            }
+            await new Promise<void>((r) => (wake = r));
           }
-          if (done) {
-            if (failure) throw failure;
-            return;
-          }
-          await new Promise<void>((r) => (wake = r));
+        } finally {
+          // The consumer stopped reading (break, return, or an error): stop generating.
+          if (!done) void api.cancel(handle.id);
         }
       },
     };
+    return Promise.race([firstChunk, finished]).then(() => {
+      if (failure && chunks.length === 0) throw failure;
+      return iterable;
+    });
   }
 
   return {
@@ -80,6 +106,7 @@ export function clientForEngine(binding: EngineBinding, ready: Promise<EngineSta
     chat: { completions: { create: create as JevClient['chat']['completions']['create'] } },
     models: { list: () => api.models() },
     ready,
+    load: (options, progress) => load(options, progress),
     status: () => api.status(),
     terminate: () => binding.terminate(),
   };

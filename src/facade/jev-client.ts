@@ -1,5 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
-import type { EngineStatus } from '../protocol/engine-api.ts';
+import type { EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;
@@ -21,8 +21,10 @@ export interface JevClient {
     };
   };
   models: { list(): Promise<ModelList> };
-  /** Resolves once the model is loaded (rejects if loading failed). */
+  /** Resolves once the first model is loaded (rejects if loading failed). */
   ready: Promise<EngineStatus>;
+  /** Loads another model (or the same on another device or dtype); calls wait for it. */
+  load(options: Partial<LoadOptions>, onProgress?: (event: LoadEvent) => void): Promise<EngineStatus>;
   status(): Promise<EngineStatus>;
   /** Stops the engine's worker; the client cannot be used afterwards. */
   terminate(): void;

@@ -29,6 +29,8 @@ export interface EngineStatus {
   contextLength: number | null;
   /** wasm threads onnxruntime runs with. */
   threads: number | null;
+  /** The WebGPU adapter's description, where one was found. */
+  adapter: string | null;
   error: string | null;
 }
 

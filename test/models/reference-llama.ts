@@ -16,7 +16,7 @@ function matvec(x: Float64Array, w: Float32Array, inDim: number, outDim: number)
     const xi = x[i] as number;
     if (xi === 0) continue;
     const row = i * outDim;
-    for (let j = 0; j < outDim; j++) y[j] += xi * (w[row + j] as number);
+    for (let j = 0; j < outDim; j++) y[j] = (y[j] as number) + xi * (w[row + j] as number);
   }
   return y;
 }
@@ -90,7 +90,7 @@ export function referenceForward(spec: ModelSpec, w: LlamaWeights, tokens: reado
         for (let j = 0; j <= p; j++) {
           const pj = (scores[j] as number) / z;
           const v = vs[j] as Float64Array;
-          for (let e = 0; e < D; e++) ctx[hd * D + e] += pj * (v[kvh * D + e] as number);
+          for (let e = 0; e < D; e++) ctx[hd * D + e] = (ctx[hd * D + e] as number) + pj * (v[kvh * D + e] as number);
         }
       }
       const attnOut = matvec(ctx, layer.o, H * D, h);
