@@ -18,11 +18,16 @@ if (values.help) {
   console.log('usage: tsx scripts/models/generate.ts [--only tiny|smol] [--force] [--out DIR]');
 } else {
   const t0 = performance.now();
-  await generateModels({
-    outDir: values.out,
-    force: values.force,
-    ...(values.only ? { only: values.only } : {}),
-    log: (m) => console.log(m),
-  });
-  console.log(`done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  try {
+    await generateModels({
+      outDir: values.out,
+      force: values.force,
+      ...(values.only ? { only: values.only } : {}),
+      log: (m) => console.log(m),
+    });
+    console.log(`done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  } catch (e) {
+    console.error(`generate: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
+  }
 }

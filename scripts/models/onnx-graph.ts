@@ -66,7 +66,11 @@ export class GraphBuilder {
   private readonly constCache = new Map<string, string>();
   private counter = 0;
 
-  constructor(readonly graphName: string) {}
+  readonly graphName: string;
+
+  constructor(graphName: string) {
+    this.graphName = graphName;
+  }
 
   private claim(name: string): string {
     if (this.names.has(name)) throw new Error(`duplicate value name ${name}`);

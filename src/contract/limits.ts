@@ -33,6 +33,8 @@ export const limits = {
   maxStop: 4,
   /** Largest `top_logprobs` (OpenAI's limit). */
   maxTopLogprobs: 20,
+  /** Bytes of one HTTP request body (the Jev service's own limit, 32 MiB): more gets 413. */
+  maxBodyBytes: 32 * 1024 * 1024,
 } as const;
 
 export type Limits = typeof limits;

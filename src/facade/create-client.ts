@@ -14,6 +14,10 @@ export interface ClientOptions {
   dtype?: DtypeChoice;
   /** Load progress: bytes per file, fallbacks, ready. */
   onProgress?: (event: LoadEvent) => void;
+  /** When set, HTTP requests (client.fetch, the service worker) must carry `Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Mounts the HTTP endpoints under this prefix (e.g. `/jev`), clear of the app's own routes. */
+  basePath?: string;
 }
 
 /**
@@ -37,5 +41,6 @@ export function createClient(options: ClientOptions = {}): JevClient {
       dtype: options.dtype ?? 'auto',
     },
     options.onProgress,
+    { apiKey: options.apiKey, basePath: options.basePath },
   );
 }

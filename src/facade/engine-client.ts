@@ -2,6 +2,8 @@ import type { ChatCompletion, ChatCompletionChunk } from '../contract/index.ts';
 import type { CallHandle, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import { newCallId } from './call-id.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
+import { createHttpHandler, type HttpOptions } from '../http/http-handler.ts';
+import { fetchFunction } from '../http/fetch-function.ts';
 
 /** What a client needs of an engine: its API with callbacks made transferable (Comlink.proxy). */
 export interface EngineBinding {
@@ -11,7 +13,12 @@ export interface EngineBinding {
 }
 
 /** Builds the client over an engine, in this thread or behind a worker. */
-export function clientForEngine(binding: EngineBinding, initial: LoadOptions, onProgress?: (event: LoadEvent) => void): JevClient {
+export function clientForEngine(
+  binding: EngineBinding,
+  initial: LoadOptions,
+  onProgress?: (event: LoadEvent) => void,
+  http: HttpOptions = {},
+): JevClient {
   const { api } = binding;
   let current = initial;
   const load = (options: Partial<LoadOptions>, progress = onProgress) => {
@@ -101,10 +108,14 @@ export function clientForEngine(binding: EngineBinding, initial: LoadOptions, on
     });
   }
 
-  return {
+  const surface: Pick<JevClient, 'decisions' | 'chat' | 'models'> = {
     decisions: { create: (request, options) => call(options, (h) => api.decide(request, h)) },
     chat: { completions: { create: create as JevClient['chat']['completions']['create'] } },
     models: { list: () => api.models() },
+  };
+  return {
+    ...surface,
+    fetch: fetchFunction(createHttpHandler(surface, http)),
     ready,
     load: (options, progress) => load(options, progress),
     status: () => api.status(),

@@ -21,6 +21,11 @@ export interface JevClient {
     };
   };
   models: { list(): Promise<ModelList> };
+  /**
+   * A `fetch`-compatible function serving the HTTP paths of the specification in this page
+   * (no service worker, no network): give it to clients that take a custom fetch.
+   */
+  fetch: typeof fetch;
   /** Resolves once the first model is loaded (rejects if loading failed). */
   ready: Promise<EngineStatus>;
   /** Loads another model (or the same on another device or dtype); calls wait for it. */

@@ -3,7 +3,7 @@
  * against an independent float64 reference forward pass over the same seeded weights.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import onnxProto from 'onnx-proto';
@@ -21,7 +21,7 @@ import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generat
 import { CHAT_TEMPLATE } from '../../scripts/models/hf-files.ts';
 import { modelInputNames, modelOutputNames } from '../../scripts/models/llama-graph.ts';
 import { dequantize, quantizePerColumn } from '../../scripts/models/quantize.ts';
-import { TINY_RANDOM_LLAMA as SPEC } from '../../scripts/models/specs.ts';
+import { SMOLLM2_135M_RANDOM as SMOL, TINY_RANDOM_LLAMA as SPEC } from '../../scripts/models/specs.ts';
 import { type LayerWeights, type LlamaWeights, generateWeights } from '../../scripts/models/weights.ts';
 import { STAMP_FILE, readStamp } from '../../scripts/models/write-model.ts';
 import { referenceForward } from './reference-llama.ts';
@@ -278,9 +278,12 @@ describe('forward pass', () => {
       attention_mask: i64([a.map(() => 1), pad(b.map(() => 1))]),
     });
     for (const [row, ids] of [a, b].entries()) {
+      const alone = await forward({ input_ids: i64([ids]), attention_mask: i64([ids.map(() => 1)]) });
       const ref = referenceForward(SPEC, weights, ids);
       for (let p = 0; p < ids.length; p++) {
-        expect(maxAbsDiff(logitsRow(batch['logits'] as Tensor, row, p), ref[p] as Float64Array)).toBeLessThan(TOL);
+        const got = logitsRow(batch['logits'] as Tensor, row, p);
+        expect(maxAbsDiff(got, logitsRow(alone['logits'] as Tensor, 0, p))).toBeLessThan(TOL);
+        expect(maxAbsDiff(got, ref[p] as Float64Array)).toBeLessThan(TOL);
       }
     }
     disposeOwned();
@@ -496,6 +499,51 @@ describe('determinism', () => {
       expect(relative(dirs[0] as string, again?.dir ?? '')).toBe(SPEC.name);
     } finally {
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+// The SmolLM2-shaped model is only checked when `npm run models` has written it (≈ 540 MB).
+const SMOL_DIR = join(DEFAULT_MODELS_DIR, SMOL.name);
+describe.skipIf(!existsSync(join(SMOL_DIR, 'onnx', 'model.onnx')))(`${SMOL.name} (if generated)`, () => {
+  it('loads in transformers.js, is healthy and decodes incrementally like the full pass', async () => {
+    const config = JSON.parse(readFileSync(join(SMOL_DIR, 'config.json'), 'utf8'));
+    expect(config).toMatchObject({ num_hidden_layers: 30, hidden_size: 576, num_attention_heads: 9, num_key_value_heads: 3, head_dim: 64, vocab_size: 49152 });
+    const tok = await AutoTokenizer.from_pretrained(SMOL.name);
+    expect(tok.get_vocab().size).toBe(49152);
+    const smol = await AutoModelForCausalLM.from_pretrained(SMOL.name, { dtype: 'fp32', device: 'cpu' });
+    try {
+      const rows: ReturnType<typeof stats>[] = [];
+      for (const text of ['The cat sat on the mat', 'Is water wet?', PROMPT]) {
+        const ids = tok.encode(text);
+        const full = await forward({ input_ids: i64([ids]), attention_mask: i64([ids.map(() => 1)]) }, smol);
+        expect(full['present.29.value']?.dims).toEqual([1, 3, ids.length, 64]);
+        const last = logitsRow(full['logits'] as Tensor, 0, ids.length - 1);
+        const s = stats(last);
+        expect(s.std).toBeGreaterThan(1.5);
+        expect(s.std).toBeLessThan(4);
+        expect(s.pmax).toBeGreaterThan(100 / SMOL.vocabSize);
+        expect(s.pmax).toBeLessThan(0.9);
+        rows.push(s);
+        const prefix = ids.slice(0, -1);
+        const pre = await forward({ input_ids: i64([prefix]), attention_mask: i64([prefix.map(() => 1)]) }, smol);
+        const step = await forward(
+          { input_ids: i64([[ids.at(-1) as number]]), attention_mask: i64([ids.map(() => 1)]), past_key_values: cacheFrom(pre) },
+          smol,
+        );
+        expect(maxAbsDiff(logitsRow(step['logits'] as Tensor, 0, 0), last)).toBeLessThan(TOL);
+        disposeOwned();
+      }
+      for (let i = 0; i < rows.length; i++) {
+        for (let j = i + 1; j < rows.length; j++) {
+          const a = (rows[i] as { probs: number[] }).probs;
+          const b = (rows[j] as { probs: number[] }).probs;
+          expect(0.5 * a.reduce((acc, p, k) => acc + Math.abs(p - (b[k] as number)), 0)).toBeGreaterThan(0.2);
+        }
+      }
+    } finally {
+      disposeOwned();
+      await smol.dispose();
     }
   });
 });

@@ -1,0 +1,19 @@
+import type { HttpHandler } from './http-handler.ts';
+
+/**
+ * A `fetch`-compatible function that serves the endpoints in this page, without a service
+ * worker or a network: for clients that take a custom fetch (the `openai` client, the AI SDK).
+ * Relative URLs resolve against the page's origin (or localhost outside a page).
+ */
+export function fetchFunction(handler: HttpHandler): typeof fetch {
+  const origin = (globalThis as { location?: Location }).location?.origin ?? 'http://localhost';
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = input instanceof Request && init === undefined ? input : new Request(resolve(input, origin), init);
+    return handler.handle(request);
+  }) as typeof fetch;
+}
+
+function resolve(input: RequestInfo | URL, origin: string): RequestInfo | URL {
+  if (typeof input === 'string') return new URL(input, origin);
+  return input;
+}

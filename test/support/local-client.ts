@@ -1,0 +1,18 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Engine } from '../../src/engine/engine.ts';
+import { createLocalClient } from '../../src/facade/local-client.ts';
+import type { JevClient } from '../../src/facade/jev-client.ts';
+import type { HttpOptions } from '../../src/http/http-handler.ts';
+
+/** A client over an in-process engine (onnxruntime-node) on a model from a local hub-layout folder. */
+export async function localClient(root: string, model: string, http: HttpOptions = {}): Promise<{ client: JevClient; engine: Engine }> {
+  const engine = new Engine({
+    runtime: { localModelPath: root },
+    isNode: true,
+    source: () => ({ has: async (file) => existsSync(join(root, model, 'onnx', file)) }),
+  });
+  const client = createLocalClient(engine, { model, host: 'http://unused.invalid', device: 'auto', dtype: 'fp32' }, http);
+  await client.ready;
+  return { client, engine };
+}
