@@ -1,11 +1,44 @@
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 import { ortFiles } from './build/ort-files.ts';
 
+/**
+ * Cross-origin isolation, so that onnxruntime-web may run wasm threads (SharedArrayBuffer).
+ * Model hosts must then answer with CORS (the hub does) or Cross-Origin-Resource-Policy.
+ */
+export const isolationHeaders = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 export default defineConfig({
-  plugins: [preact(), ortFiles()],
+  plugins: [
+    preact(),
+    ortFiles(),
+    VitePWA({
+      strategies: 'injectManifest',
+      srcDir: 'worker',
+      filename: 'sw.ts',
+      injectRegister: false,
+      manifest: {
+        name: 'Jev local',
+        short_name: 'Jev',
+        description: 'Decisions and chat from a language model running in your browser.',
+        theme_color: '#1f6feb',
+        background_color: '#ffffff',
+        display: 'standalone',
+        icons: [{ src: 'icon.svg', sizes: 'any', type: 'image/svg+xml' }],
+      },
+      injectManifest: {
+        globPatterns: ['**/*.{js,mjs,css,html,wasm,svg,webmanifest}'],
+        maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+      },
+      devOptions: { enabled: true, type: 'module' },
+    }),
+  ],
   worker: { format: 'es' },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
-  preview: { host: '127.0.0.1' },
-  server: { host: '127.0.0.1' },
+  preview: { host: '127.0.0.1', headers: isolationHeaders },
+  server: { host: '127.0.0.1', headers: isolationHeaders },
 });

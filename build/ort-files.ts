@@ -15,7 +15,10 @@ export function ortFiles(): Plugin {
   const dist = dirname(require.resolve('onnxruntime-web'));
   return {
     name: 'jev-ort-files',
-    generateBundle() {
+    generateBundle(_options, bundle) {
+      // onnxruntime-web's bundle names its .wasm with `new URL(…, import.meta.url)`, so Vite copies
+      // it into assets/ too; the engine sets wasmPaths to ort/, so that copy is never read: drop it.
+      for (const key of Object.keys(bundle)) if (/(^|\/)assets\/ort-wasm[^/]*\.wasm$/.test(key)) delete bundle[key];
       for (const file of FILES) this.emitFile({ type: 'asset', fileName: `ort/${file}`, source: readFileSync(join(dist, file)) });
     },
     configureServer(server) {

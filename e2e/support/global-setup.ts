@@ -1,8 +1,10 @@
+import { buildClientBundle } from './client-bundle.ts';
 import { startMirror } from './mirror-server.ts';
 import { GENERATED, MIRROR_PORT, SHARED } from './env.ts';
 
 /** Starts the model mirror (a plain static server in the hub layout) for the whole run. */
 export default async function globalSetup() {
+  await buildClientBundle();
   const mirror = await startMirror([GENERATED, SHARED], MIRROR_PORT);
   return async () => mirror.close();
 }

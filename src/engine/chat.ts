@@ -13,14 +13,15 @@ type TokenLogprob = NonNullable<ChatCompletion['choices'][number]['logprobs']>['
 
 export interface CompleteOptions {
   signal?: AbortSignal | undefined;
-  onChunk?: ((chunk: ChatCompletionChunk) => void) | undefined;
+  onChunk?: ((chunk: ChatCompletionChunk) => void | Promise<void>) | undefined;
   conversation: ConversationCache;
 }
 
 /**
  * Generates the assistant's reply token by token, over forward passes driven by hand: the
  * cache of the previous turn is reused when this request extends it, each step reads one
- * token's logits, and the signal is checked between tokens.
+ * token's logits, and the signal is checked between tokens. Each chunk is awaited: across a
+ * worker boundary that keeps chunks ahead of the final result, and gives backpressure.
  */
 export async function complete(lm: LanguageModel, request: ChatRequest, options: CompleteOptions): Promise<ChatCompletion> {
   const { signal, onChunk, conversation } = options;
@@ -53,7 +54,7 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
   start.cache.dispose();
   fed.push(...prompt.slice(start.reused));
   let cache = pass.cache;
-  onChunk?.(chunk({ role: 'assistant', content: '' }, null));
+  await onChunk?.(chunk({ role: 'assistant', content: '' }, null));
   try {
     for (;;) {
       const logp = LanguageModel.logProbsAt(pass.logits, -1);
@@ -69,7 +70,7 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
       const entry = request.logprobs ? tokenLogprob(lm, token, logp, request.top_logprobs) : null;
       if (entry) logprobs.push(entry);
       const delta = stream.update(generated);
-      if (delta || entry) onChunk?.(chunk({ content: delta }, null, entry ? [entry] : null));
+      if (delta || entry) await onChunk?.(chunk({ content: delta }, null, entry ? [entry] : null));
       if (stream.stopped) {
         finish = 'stop';
         break;
@@ -85,15 +86,15 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
     conversation.keep(fed, cache);
   }
   const rest = stream.flush();
-  if (rest) onChunk?.(chunk({ content: rest }, null));
-  onChunk?.(chunk({}, finish));
+  if (rest) await onChunk?.(chunk({ content: rest }, null));
+  await onChunk?.(chunk({}, finish));
   const usage = {
     prompt_tokens: prompt.length,
     completion_tokens: generated.length,
     total_tokens: prompt.length + generated.length,
     prompt_tokens_details: { cached_tokens: start.reused },
   };
-  if (request.include_usage) onChunk?.({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+  if (request.include_usage) await onChunk?.({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
   return {
     id,
     object: 'chat.completion',

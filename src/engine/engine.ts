@@ -38,7 +38,7 @@ export class Engine implements EngineApi {
   readonly #conversation = new ConversationCache();
   #lm: LanguageModel | null = null;
   #loading: Promise<LanguageModel> | null = null;
-  #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null };
+  #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0 } };
 
   constructor(config: EngineConfig) {
     this.#config = config;
@@ -99,12 +99,14 @@ export class Engine implements EngineApi {
       threads: lm.device === 'cpu' ? null : configuredThreads(),
       adapter: resolved.adapter,
       error: null,
+      counters: { tokensFed: 0, forwardPasses: 0 },
     };
     return lm;
   }
 
   async status(): Promise<EngineStatus> {
-    return this.#status;
+    const lm = this.#lm;
+    return { ...this.#status, counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0 } };
   }
 
   async models(): Promise<ModelList> {
@@ -119,7 +121,7 @@ export class Engine implements EngineApi {
     return this.#serve(call, (lm, signal) => decide(lm, request, { signal, priors: this.#priors }));
   }
 
-  async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void): Promise<ChatCompletion> {
+  async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion> {
     const request = parseChatRequest(body);
     return this.#serve(call, (lm, signal) => {
       if (request.model !== 'jev' && request.model !== lm.id) {

@@ -1,6 +1,7 @@
 import { errorMessages, JevError } from '../contract/index.ts';
 import type { JevClient } from '../facade/jev-client.ts';
 import { errorResponse } from './error-response.ts';
+import { normalizeBasePath } from './endpoint-matcher.ts';
 import { routes as defaultRoutes, type Route } from './routes.ts';
 
 export interface HttpOptions {
@@ -23,7 +24,7 @@ export function createHttpHandler(
   options: HttpOptions = {},
   routes: readonly Route[] = defaultRoutes,
 ): HttpHandler {
-  const base = normalizeBase(options.basePath);
+  const base = normalizeBasePath(options.basePath);
   const pathOf = (url: string | URL): string | null => {
     const { pathname } = new URL(url, 'http://localhost');
     if (!pathname.startsWith(base)) return null;
@@ -62,7 +63,3 @@ export function createHttpHandler(
   };
 }
 
-function normalizeBase(basePath: string | undefined): string {
-  if (!basePath || basePath === '/') return '';
-  return `/${basePath.replace(/^\/+|\/+$/g, '')}`;
-}

@@ -31,6 +31,8 @@ export interface EngineStatus {
   threads: number | null;
   /** The WebGPU adapter's description, where one was found. */
   adapter: string | null;
+  /** Tokens the model has read and forward passes run since it loaded: prefill work made observable. */
+  counters: { tokensFed: number; forwardPasses: number };
   error: string | null;
 }
 
@@ -48,7 +50,7 @@ export interface EngineApi {
   load(options: LoadOptions, onEvent?: (event: LoadEvent) => void): Promise<EngineStatus>;
   status(): Promise<EngineStatus>;
   decide(body: unknown, call: CallHandle): Promise<DecisionResponse>;
-  chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void): Promise<ChatCompletion>;
+  chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion>;
   cancel(callId: string): Promise<void>;
   models(): Promise<ModelList>;
 }

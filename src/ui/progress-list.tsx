@@ -1,24 +1,53 @@
-import type { LoadProgress } from './load-progress.ts';
+import { formatBytes } from './format.ts';
+import type { FileProgress, LoadProgress } from './load-progress.ts';
 
-const mb = (n: number) => `${(n / 1e6).toFixed(n < 1e6 ? 2 : 1)} MB`;
+function fileBytes(f: FileProgress): string {
+  const loaded = f.done ? Math.max(f.loaded, f.total) : f.loaded;
+  return f.total ? `${formatBytes(loaded)} of ${formatBytes(f.total)}` : formatBytes(loaded);
+}
 
-export function ProgressList({ progress }: { progress: LoadProgress }) {
+/** The download of a model: one bar for all of it, and one per file. */
+export function ProgressList({ progress, active }: { progress: LoadProgress; active: boolean }) {
   const files = progress.files.value;
+  const totals = progress.totals.value;
+  const notes = progress.notes.value;
+  if (files.length === 0 && notes.length === 0) return null;
+  const complete = !active && totals.done === totals.files;
   return (
-    <div>
-      {progress.notes.value.map((n) => (
-        <p class="note" role="status">{n}</p>
+    <div class="progress" data-testid="load-progress" data-complete={String(complete)}>
+      {notes.map((n) => (
+        <p class="note" role="status" key={n}>
+          {n}
+        </p>
       ))}
-      <ul class="progress" aria-label="Model files">
-        {files.map((f) => (
-          <li key={f.file} data-testid="file-progress">
-            <label>
-              <span>{f.file}</span> <span>{f.total ? `${mb(f.loaded)} / ${mb(f.total)}` : mb(f.loaded)}</span>
-              <progress max={f.total || 1} value={f.done ? f.total || 1 : f.loaded} />
-            </label>
-          </li>
-        ))}
-      </ul>
+      <div class="progress-total">
+        <div class="progress-label">
+          <span id="progress-total-label">{active ? 'Downloading' : 'Downloaded'}</span>
+          <span class="muted" data-testid="progress-total-bytes">
+            {formatBytes(totals.loaded)} of {formatBytes(totals.total)} · {totals.done}/{totals.files} files
+          </span>
+        </div>
+        <progress
+          aria-labelledby="progress-total-label"
+          data-testid="progress-total"
+          max={Math.max(totals.total, 1)}
+          value={complete ? Math.max(totals.total, 1) : totals.loaded}
+        />
+      </div>
+      <details class="file-list" open={active}>
+        <summary>Files</summary>
+        <ul aria-label="Model files">
+          {files.map((f) => (
+            <li key={f.file} data-testid="file-progress" data-done={String(f.done)}>
+              <div class="progress-label">
+                <span class="file-name">{f.file}</span>
+                <span class="muted">{fileBytes(f)}</span>
+              </div>
+              <progress aria-label={`${f.file}: ${fileBytes(f)}`} max={Math.max(f.total, 1)} value={f.done ? Math.max(f.total, 1) : f.loaded} />
+            </li>
+          ))}
+        </ul>
+      </details>
     </div>
   );
 }

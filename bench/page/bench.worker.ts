@@ -1,0 +1,256 @@
+/// <reference lib="webworker" />
+/**
+ * The bench's workloads, in a dedicated worker as the product runs its engine. Every timing is
+ * taken here with performance.now(), so the page ↔ worker hop is never measured. The engine and
+ * the transformers.js baselines share one loaded model (one onnxruntime session): same weights,
+ * same device, same threads.
+ */
+import * as Comlink from 'comlink';
+import { Tensor, TextGenerationPipeline, TextStreamer, env } from '@huggingface/transformers';
+import type { ChatCompletionChunk, Question } from '../../src/contract/index.ts';
+import { promptFrame, questionBlock } from '../../src/engine/decision-prompt.ts';
+import { Engine } from '../../src/engine/engine.ts';
+import type { LanguageModel } from '../../src/engine/language-model.ts';
+import { planQuestion } from '../../src/engine/question-plan.ts';
+import type { DeviceChoice, DtypeChoice, EngineStatus } from '../../src/protocol/engine-api.ts';
+import { installGpuMeter } from './gpu-meter.ts';
+import { proseOfTokens, questionPool } from './texts.ts';
+
+const gpu = installGpuMeter();
+const ortBase = new URL('/ort/', self.location.origin).href;
+
+let engine: Engine | null = null;
+let lm: LanguageModel | null = null;
+let calls = 0;
+const call = () => ({ id: `bench-${++calls}` });
+
+interface DecisionSetup {
+  state: string;
+  questions: Question[];
+  /** Per question: the text the naive way feeds after the state, and the first token of each label. */
+  naive: { text: string; labelTokens: number[]; labelAnswers: string[]; answers: string[]; sameContext: boolean }[];
+  prefixText: string;
+  addSpecialTokens: boolean;
+}
+const setups = new Map<string, DecisionSetup>();
+
+function need(): LanguageModel {
+  if (!lm) throw new Error('no model loaded');
+  return lm;
+}
+
+const api = {
+  info() {
+    return {
+      crossOriginIsolated: self.crossOriginIsolated,
+      hardwareConcurrency: navigator.hardwareConcurrency,
+      userAgent: navigator.userAgent,
+      webgpu: 'gpu' in navigator,
+    };
+  },
+
+  async adapter(): Promise<string | null> {
+    const g = (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info?: { description?: string; vendor?: string; architecture?: string } } | null> } }).gpu;
+    const a = g ? await g.requestAdapter().catch(() => null) : null;
+    if (!a) return null;
+    return [a.info?.vendor, a.info?.architecture, a.info?.description].filter(Boolean).join(' / ') || 'WebGPU adapter';
+  },
+
+  /** Loads a model into a fresh engine; the time covers fetch (or cache), parse and session creation. */
+  async load(opts: { model: string; host: string; device: DeviceChoice; dtype: DtypeChoice; threads?: number }) {
+    if (engine) await lm?.dispose();
+    engine = new Engine({ runtime: { ortBase, threads: opts.threads } });
+    const bytes = new Map<string, number>();
+    const t0 = performance.now();
+    const status: EngineStatus = await engine.load({ model: opts.model, host: opts.host, device: opts.device, dtype: opts.dtype }, (e) => {
+      if (e.type === 'file') bytes.set(e.file, e.total);
+    });
+    const ms = performance.now() - t0;
+    lm = engine.languageModel;
+    return { ms, status, bytes: [...bytes.values()].reduce((a, b) => a + b, 0), wasmThreads: env.backends.onnx?.wasm?.numThreads ?? null };
+  },
+
+  /** Builds a state of exactly `stateTokens` tokens and the question pool; reports token counts. */
+  setupDecisions(key: string, stateTokens: number, seed: number) {
+    const m = need();
+    const state = proseOfTokens(m.tokenizer, stateTokens, seed);
+    const questions = questionPool();
+    const frame = promptFrame(m, state.text);
+    const prefixIds = m.encode(frame.prefix, frame.addSpecialTokens);
+    let rows = 0;
+    const naive = questions.map((q) => {
+      const plan = planQuestion(m, frame, q);
+      rows += plan.scoring.rows.length;
+      const block = questionBlock(q);
+      // What a transformers.js user feeds: the whole prompt as one string, up to where the answer starts.
+      const text = frame.prefix + block.text + frame.tail;
+      const ids = m.encode(text, frame.addSpecialTokens);
+      const expected = [...prefixIds, ...plan.promptIds];
+      const sameContext = ids.length === expected.length && ids.every((t, i) => t === expected[i]);
+      return {
+        text,
+        labelTokens: plan.paths.map((p) => p[0]!),
+        labelAnswers: plan.labels.map((l) => l.answer),
+        answers: plan.answers,
+        sameContext,
+      };
+    });
+    setups.set(key, { state: state.text, questions, naive, prefixText: frame.prefix, addSpecialTokens: frame.addSpecialTokens });
+    const firstTokensDistinct = naive.every((n) => new Set(n.labelTokens).size === n.labelTokens.length);
+    return {
+      stateTokens: state.tokens,
+      prefixTokens: prefixIds.length,
+      questionTokens: naive.map((n) => m.encode(n.text, setups.get(key)!.addSpecialTokens).length - prefixIds.length),
+      rows,
+      firstTokensDistinct,
+      sameContext: naive.filter((n) => n.sameContext).length,
+    };
+  },
+
+  /** One decision request of the first `q` questions, through Engine.decide (validation included). */
+  async engineDecision(key: string, q: number) {
+    const m = need();
+    const s = setups.get(key)!;
+    const questions: Record<string, Question> = {};
+    s.questions.slice(0, q).forEach((question, i) => (questions[`q${i}`] = question));
+    const fed0 = m.tokensFed;
+    const calls0 = m.forwardCalls;
+    const t0 = performance.now();
+    const res = await engine!.decide({ model: 'jev', state: s.state, questions }, call());
+    const ms = performance.now() - t0;
+    const probs = Object.values(res.answers).map((a) =>
+      a.type === 'noul' ? { true: a.noul, false: 1 - a.noul } : (a.probabilities as Record<string, number>),
+    );
+    return { ms, tokens: m.tokensFed - fed0, passes: m.forwardCalls - calls0, probs };
+  },
+
+  /**
+   * The naive way: for each question, tokenize state + question as one prompt, run the model on
+   * it (`await model(inputs)`), read the last position's logits, softmax, sum the label tokens.
+   */
+  async naiveDecision(key: string, q: number) {
+    const m = need();
+    const s = setups.get(key)!;
+    const t0 = performance.now();
+    let tokens = 0;
+    const probs: Record<string, number>[] = [];
+    for (const n of s.naive.slice(0, q)) {
+      const inputs = m.tokenizer(n.text, { add_special_tokens: s.addSpecialTokens }) as unknown as Record<string, Tensor>;
+      tokens += inputs['input_ids']!.dims.at(-1)!;
+      const out = (await m.model(inputs)) as unknown as { logits: Tensor };
+      const [, len, vocab] = out.logits.dims as [number, number, number];
+      const row = (out.logits.data as Float32Array).subarray((len - 1) * vocab, len * vocab);
+      let max = -Infinity;
+      for (let i = 0; i < vocab; i++) if (row[i]! > max) max = row[i]!;
+      let z = 0;
+      for (let i = 0; i < vocab; i++) z += Math.exp(row[i]! - max);
+      const mass: Record<string, number> = {};
+      for (const a of n.answers) mass[a] = 0;
+      n.labelTokens.forEach((t, i) => (mass[n.labelAnswers[i]!]! += Math.exp(row[t]! - max) / z));
+      const total = Object.values(mass).reduce((a, b) => a + b, 0);
+      for (const a of n.answers) mass[a]! /= total;
+      probs.push(mass);
+    }
+    const ms = performance.now() - t0;
+    return { ms, tokens, passes: q, probs, sameContext: s.naive.slice(0, q).map((n) => n.sameContext) };
+  },
+
+  /** A user message of about `tokens` tokens (its own text, without the template). */
+  userText(tokens: number, seed: number): string {
+    return proseOfTokens(need().tokenizer, tokens, seed).text;
+  },
+
+  /** Streams a greedy completion through the engine; times the first content chunk and the end. */
+  async engineChat(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxNew: number) {
+    let first = -1;
+    let chunks = 0;
+    const t0 = performance.now();
+    const res = await engine!.chat(
+      { model: 'jev', messages, max_tokens: maxNew, temperature: 0, stream: true },
+      call(),
+      (chunk: ChatCompletionChunk) => {
+        if (chunk.choices[0]?.delta?.content) {
+          if (first < 0) first = performance.now();
+          chunks++;
+        }
+      },
+    );
+    const end = performance.now();
+    const n = res.usage.completion_tokens;
+    if (first < 0) first = end;
+    return {
+      ttft_ms: first - t0,
+      total_ms: end - t0,
+      tokens: n,
+      decode_tps: n > 1 && end > first ? ((n - 1) * 1000) / (end - first) : null,
+      prompt_tokens: res.usage.prompt_tokens,
+      cached_tokens: res.usage.prompt_tokens_details.cached_tokens,
+      chunks,
+      text: res.choices[0]!.message.content,
+    };
+  },
+
+  /** The same through transformers.js' text-generation pipeline with a TextStreamer, greedy. */
+  async baselineChat(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxNew: number) {
+    const m = need();
+    const pipe = new TextGenerationPipeline({ task: 'text-generation', model: m.model, tokenizer: m.tokenizer } as never);
+    let first = -1;
+    let n = 0;
+    const streamer = new TextStreamer(m.tokenizer, {
+      skip_prompt: true,
+      callback_function: () => {},
+      token_callback_function: () => {
+        if (first < 0) first = performance.now();
+        n++;
+      },
+    });
+    const t0 = performance.now();
+    const out = (await pipe(messages as never, { max_new_tokens: maxNew, do_sample: false, streamer } as never)) as unknown as {
+      generated_text: { role: string; content: string }[] | string;
+    }[];
+    const end = performance.now();
+    if (first < 0) first = end;
+    const g = out[0]!.generated_text;
+    const text = Array.isArray(g) ? (g.at(-1)?.content ?? '') : g;
+    const prompt = (m.tokenizer.apply_chat_template as unknown as (...a: unknown[]) => number[] | { dims: number[] })(messages, {
+      tokenize: true,
+      add_generation_prompt: true,
+      return_tensor: false,
+    });
+    return {
+      ttft_ms: first - t0,
+      total_ms: end - t0,
+      tokens: n,
+      decode_tps: n > 1 && end > first ? ((n - 1) * 1000) / (end - first) : null,
+      prompt_tokens: Array.isArray(prompt) ? prompt.length : null,
+      text,
+    };
+  },
+
+  /** Time of one engine chat call that writes a single token (prefill + one step). */
+  async engineFirstToken(messages: { role: 'system' | 'user' | 'assistant'; content: string }[]) {
+    const t0 = performance.now();
+    const res = await engine!.chat({ model: 'jev', messages, max_tokens: 1, temperature: 0 }, call());
+    return {
+      ms: performance.now() - t0,
+      prompt_tokens: res.usage.prompt_tokens,
+      cached_tokens: res.usage.prompt_tokens_details.cached_tokens,
+    };
+  },
+
+  gpuBytes() {
+    return gpu ? { live: gpu.live(), peak: gpu.peak() } : null;
+  },
+  gpuResetPeak() {
+    gpu?.resetPeak();
+  },
+
+  async dispose() {
+    await lm?.dispose();
+    lm = null;
+    engine = null;
+  },
+};
+
+export type BenchWorker = typeof api;
+Comlink.expose(api);

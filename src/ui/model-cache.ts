@@ -1,0 +1,72 @@
+/**
+ * What this browser keeps of a model: transformers.js stores every file it downloads in the Cache
+ * API cache `transformers-cache`, keyed by the file's URL, `{host}/{model}/resolve/main/{file}`.
+ */
+export const CACHE_NAME = 'transformers-cache';
+
+export interface CachedFile {
+  url: string;
+  /** The path inside the model's repository, e.g. `onnx/model.onnx`. */
+  file: string;
+  bytes: number;
+}
+
+export interface CacheReport {
+  files: CachedFile[];
+  bytes: number;
+}
+
+export function cacheAvailable(): boolean {
+  return typeof caches !== 'undefined';
+}
+
+/** The URL prefix of a model's files under a host. */
+export function modelPrefix(host: string, model: string): string {
+  return `${host.replace(/\/+$/, '')}/${model}/resolve/`;
+}
+
+async function sizeOf(response: Response | undefined): Promise<number> {
+  if (!response) return 0;
+  const header = Number(response.headers.get('content-length'));
+  if (Number.isFinite(header) && header > 0) return header;
+  // A Blob of a cached body is backed by the cache's storage: its size costs no read.
+  return (await response.blob()).size;
+}
+
+async function entriesUnder(prefix: string): Promise<{ cache: Cache; requests: Request[] }> {
+  const cache = await caches.open(CACHE_NAME);
+  const requests = (await cache.keys()).filter((r) => r.url.startsWith(prefix));
+  return { cache, requests };
+}
+
+/** The files of one model in the cache, or null where this browser has no Cache API. */
+export async function cachedModel(host: string, model: string): Promise<CacheReport | null> {
+  if (!cacheAvailable()) return null;
+  const prefix = modelPrefix(host, model);
+  const { cache, requests } = await entriesUnder(prefix);
+  const files: CachedFile[] = [];
+  for (const request of requests) {
+    const rest = request.url.slice(prefix.length);
+    files.push({ url: request.url, file: rest.slice(rest.indexOf('/') + 1), bytes: await sizeOf(await cache.match(request)) });
+  }
+  files.sort((a, b) => a.file.localeCompare(b.file));
+  return { files, bytes: files.reduce((n, f) => n + f.bytes, 0) };
+}
+
+/** Everything in the cache (all models, and any runtime files stored beside them). */
+export async function cacheTotal(): Promise<{ entries: number; bytes: number } | null> {
+  if (!cacheAvailable()) return null;
+  const { cache, requests } = await entriesUnder('');
+  let bytes = 0;
+  for (const request of requests) bytes += await sizeOf(await cache.match(request));
+  return { entries: requests.length, bytes };
+}
+
+/** Deletes a model's files from the cache; returns how many entries went. */
+export async function deleteCachedModel(host: string, model: string): Promise<number> {
+  if (!cacheAvailable()) return 0;
+  const { cache, requests } = await entriesUnder(modelPrefix(host, model));
+  let deleted = 0;
+  for (const request of requests) if (await cache.delete(request)) deleted += 1;
+  return deleted;
+}

@@ -1,0 +1,17 @@
+/// <reference lib="webworker" />
+// Entry of the service worker: the HTTP surface's relay first (it answers only the endpoints),
+// then the precache of the app shell and onnxruntime-web's files. Wiring only.
+import { clientsClaim } from 'workbox-core';
+import { cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
+import { installServiceWorkerRelay } from '../src/http/sw-relay.ts';
+
+declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
+
+installServiceWorkerRelay(self);
+precacheAndRoute(self.__WB_MANIFEST);
+cleanupOutdatedCaches();
+clientsClaim();
+// A new version waits until the page accepts it (the update flow), never half-old, half-new.
+self.addEventListener('message', (event) => {
+  if ((event.data as { type?: string } | null)?.type === 'SKIP_WAITING') void self.skipWaiting();
+});
