@@ -1,7 +1,7 @@
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
-import { ortFiles } from './build/ort-files.ts';
+import { ortFiles, ortUrlRewrite } from './build/ort-files.ts';
 
 /**
  * Cross-origin isolation, so that onnxruntime-web may run wasm threads (SharedArrayBuffer).
@@ -37,7 +37,7 @@ export default defineConfig({
       devOptions: { enabled: true, type: 'module' },
     }),
   ],
-  worker: { format: 'es' },
+  worker: { format: 'es', plugins: () => [ortUrlRewrite()] },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
   preview: { host: '127.0.0.1', headers: isolationHeaders },
   server: { host: '127.0.0.1', headers: isolationHeaders },

@@ -9,16 +9,12 @@ const FILES = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.as
  * Self-hosts onnxruntime-web's runtime files under `ort/`, so that nothing is fetched from a
  * CDN: emitted into the build, and served by the dev server from node_modules.
  */
-export function ortFiles(): Plugin {
-  const require = createRequire(import.meta.url);
-  // The package's main entry lives in its dist/ folder, beside the runtime files.
-  const dist = dirname(require.resolve('onnxruntime-web'));
+export function ortFiles(sourceDir?: string): Plugin {
+  // By default onnxruntime-web's own dist/ folder (its main entry lives there, beside the files).
+  const dist = sourceDir ?? dirname(createRequire(import.meta.url).resolve('onnxruntime-web'));
   return {
     name: 'jev-ort-files',
-    generateBundle(_options, bundle) {
-      // onnxruntime-web's bundle names its .wasm with `new URL(…, import.meta.url)`, so Vite copies
-      // it into assets/ too; the engine sets wasmPaths to ort/, so that copy is never read: drop it.
-      for (const key of Object.keys(bundle)) if (/(^|\/)assets\/ort-wasm[^/]*\.wasm$/.test(key)) delete bundle[key];
+    generateBundle() {
       for (const file of FILES) this.emitFile({ type: 'asset', fileName: `ort/${file}`, source: readFileSync(join(dist, file)) });
     },
     configureServer(server) {
@@ -28,6 +24,22 @@ export function ortFiles(): Plugin {
         res.setHeader('Content-Type', name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
         res.end(readFileSync(join(dist, name)));
       });
+    },
+  };
+}
+
+/**
+ * onnxruntime-web's bundle names its .wasm with `new URL("…wasm", import.meta.url)`, a fallback
+ * for when `wasmPaths` is unset. Bundlers copy (or, in library mode, inline as base64) what that
+ * names; the engine always sets wasmPaths to ort/, so the reference is rewritten to one they leave alone.
+ */
+export function ortUrlRewrite(): Plugin {
+  const pattern = /new URL\("(ort-wasm-simd-threaded[^"]*\.wasm)",import\.meta\.url\)/g;
+  return {
+    name: 'jev-ort-url-rewrite',
+    transform(code, id) {
+      if (!id.includes('onnxruntime-web') || !pattern.test(code)) return null;
+      return { code: code.replace(pattern, 'new URL("$1",self.location.href)'), map: null };
     },
   };
 }

@@ -1,5 +1,7 @@
-// The library entry.
+// The library entry: wiring of the public API only.
 export { createClient, type ClientOptions } from './facade/create-client.ts';
+export { createRemoteClient, type RemoteClientOptions } from './facade/remote-client.ts';
+export { serveHttp, type ServeHttpOptions } from './facade/serve-http.ts';
 export type { JevClient, CallOptions } from './facade/jev-client.ts';
 export type { EngineStatus, LoadEvent, LoadOptions, DeviceChoice, DtypeChoice } from './protocol/engine-api.ts';
 export * from './contract/index.ts';

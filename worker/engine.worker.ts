@@ -5,5 +5,6 @@ import { Engine } from '../src/engine/engine.ts';
 import { installErrorTransfer } from '../src/protocol/comlink-errors.ts';
 
 installErrorTransfer();
-const ortBase = new URL(`${import.meta.env.BASE_URL}ort/`, self.location.origin).href;
+// onnxruntime-web's files are emitted beside the worker's folder (ort/ next to assets/).
+const ortBase = new URL('../ort/', import.meta.url).href;
 Comlink.expose(new Engine({ runtime: { ortBase } }));

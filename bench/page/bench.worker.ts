@@ -34,6 +34,20 @@ interface DecisionSetup {
 }
 const setups = new Map<string, DecisionSetup>();
 
+/** Time spent inside LanguageModel.forward (the onnxruntime run and its tensor copies). */
+let forwardMs = 0;
+function timeForwards(m: LanguageModel): void {
+  const forward = m.forward.bind(m);
+  m.forward = async (...args: Parameters<LanguageModel['forward']>) => {
+    const t0 = performance.now();
+    try {
+      return await forward(...args);
+    } finally {
+      forwardMs += performance.now() - t0;
+    }
+  };
+}
+
 function need(): LanguageModel {
   if (!lm) throw new Error('no model loaded');
   return lm;
@@ -67,6 +81,7 @@ const api = {
     });
     const ms = performance.now() - t0;
     lm = engine.languageModel;
+    if (lm) timeForwards(lm);
     return { ms, status, bytes: [...bytes.values()].reduce((a, b) => a + b, 0), wasmThreads: env.backends.onnx?.wasm?.numThreads ?? null };
   },
 
@@ -115,13 +130,15 @@ const api = {
     s.questions.slice(0, q).forEach((question, i) => (questions[`q${i}`] = question));
     const fed0 = m.tokensFed;
     const calls0 = m.forwardCalls;
+    const f0 = forwardMs;
     const t0 = performance.now();
     const res = await engine!.decide({ model: 'jev', state: s.state, questions }, call());
     const ms = performance.now() - t0;
+    const forward_ms = forwardMs - f0;
     const probs = Object.values(res.answers).map((a) =>
       a.type === 'noul' ? { true: a.noul, false: 1 - a.noul } : (a.probabilities as Record<string, number>),
     );
-    return { ms, tokens: m.tokensFed - fed0, passes: m.forwardCalls - calls0, probs };
+    return { ms, forward_ms, tokens: m.tokensFed - fed0, passes: m.forwardCalls - calls0, probs };
   },
 
   /**
@@ -133,11 +150,14 @@ const api = {
     const s = setups.get(key)!;
     const t0 = performance.now();
     let tokens = 0;
+    let forward_ms = 0;
     const probs: Record<string, number>[] = [];
     for (const n of s.naive.slice(0, q)) {
       const inputs = m.tokenizer(n.text, { add_special_tokens: s.addSpecialTokens }) as unknown as Record<string, Tensor>;
       tokens += inputs['input_ids']!.dims.at(-1)!;
+      const f0 = performance.now();
       const out = (await m.model(inputs)) as unknown as { logits: Tensor };
+      forward_ms += performance.now() - f0;
       const [, len, vocab] = out.logits.dims as [number, number, number];
       const row = (out.logits.data as Float32Array).subarray((len - 1) * vocab, len * vocab);
       let max = -Infinity;
@@ -152,7 +172,7 @@ const api = {
       probs.push(mass);
     }
     const ms = performance.now() - t0;
-    return { ms, tokens, passes: q, probs, sameContext: s.naive.slice(0, q).map((n) => n.sameContext) };
+    return { ms, forward_ms, tokens, passes: q, probs, sameContext: s.naive.slice(0, q).map((n) => n.sameContext) };
   },
 
   /** A user message of about `tokens` tokens (its own text, without the template). */
@@ -236,6 +256,29 @@ const api = {
       prompt_tokens: res.usage.prompt_tokens,
       cached_tokens: res.usage.prompt_tokens_details.cached_tokens,
     };
+  },
+
+  /** Scratch profiling: times lm.forward for a prompt of `n` tokens over a past of `past` tokens. */
+  async profileForward(n: number, past: number, reps = 2) {
+    const m = need();
+    const ids = (k: number) => Array.from({ length: k }, (_, i) => 100 + ((i * 7919) % 5000));
+    const out: number[] = [];
+    let base = m.emptyCache();
+    if (past > 0) {
+      const p = await m.forward(ids(past), base, 1);
+      p.logits.dispose();
+      base.dispose();
+      base = p.cache;
+    }
+    for (let r = 0; r < reps; r++) {
+      const t0 = performance.now();
+      const pass = await m.forward(ids(n), base, 1);
+      out.push(performance.now() - t0);
+      pass.logits.dispose();
+      pass.cache.dispose();
+    }
+    base.dispose();
+    return out;
   },
 
   gpuBytes() {

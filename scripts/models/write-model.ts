@@ -4,6 +4,7 @@
  *
  *   <outDir>/<name>/config.json, generation_config.json, tokenizer.json, tokenizer_config.json,
  *                   special_tokens_map.json, onnx/model.onnx [, onnx/model_quantized.onnx],
+ *                   gguf/model-f32.gguf (the same weights for llama.cpp, see gguf-llama.ts),
  *                   .generator.json
  *
  * Files are first written to a temporary sibling directory which then replaces the old one, so
@@ -14,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GGUF_F32_FILE, writeLlamaGguf } from './gguf-llama.ts';
 import { configJson, generationConfigJson, specialTokensMapJson, tokenizerConfigJson } from './hf-files.ts';
 import { ONNX_META, buildLlamaGraph, type WeightFormat } from './llama-graph.ts';
 import { ropeTables } from './rope.ts';
@@ -174,6 +176,14 @@ export function writeModel(spec: ModelSpec, outDir: string, opts: WriteOptions =
       if (bytes >= 2 ** 31) throw new Error(`${rel} is ${bytes} bytes: over the 2 GB protobuf limit`);
       files[rel] = { bytes, sha256: hash.digest('hex') };
       lap(`${rel} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+    }
+
+    {
+      mkdirSync(join(tmp, dirname(GGUF_F32_FILE)), { recursive: true });
+      const hash = createHash('sha256');
+      const bytes = writeLlamaGguf(join(tmp, GGUF_F32_FILE), spec, weights, bpe, hash);
+      files[GGUF_F32_FILE] = { bytes, sha256: hash.digest('hex') };
+      lap(`${GGUF_F32_FILE} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
     }
 
     const stamp: Stamp = { ...expectedStampHeader(spec), files };

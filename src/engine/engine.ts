@@ -8,7 +8,8 @@ import {
   type DecisionResponse,
   type ModelList,
 } from '../contract/index.ts';
-import type { CallHandle, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import type { CallHandle, DebugAction, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import type { EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat.ts';
 import { ConversationCache } from './conversation-cache.ts';
 import { decide } from './decide.ts';
@@ -18,12 +19,23 @@ import { modelVersion } from './model-version.ts';
 import { PriorCache } from './prior-cache.ts';
 import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './runtime-env.ts';
 import { TaskQueue } from './task-queue.ts';
+import { webgpuDevice, type GpuDeviceLike } from './webgpu-device.ts';
 
 export interface EngineConfig {
   runtime: RuntimeConfig;
   /** How to ask whether a model offers a file; defaults to an HTTP HEAD against the host. */
   source?: (options: LoadOptions) => ModelSource;
   isNode?: boolean;
+  /** The worker that hosts the engine, where there is one: it hears faults and runs crash drills. */
+  host?: EngineHost;
+}
+
+/** What a host offers the engine: see protocol/supervision.ts and docs/reliability.md. */
+export interface EngineHost {
+  /** The engine cannot go on here (its WebGPU device was lost): the supervisor restarts it. */
+  fault(fault: EngineFault): void;
+  /** Makes the host die as a crash would (a drill); returns false where it cannot. */
+  crash(mode: 'throw' | 'exit'): boolean;
 }
 
 /**
@@ -37,8 +49,9 @@ export class Engine implements EngineApi {
   readonly #priors = new PriorCache();
   readonly #conversation = new ConversationCache();
   #lm: LanguageModel | null = null;
+  #device: GpuDeviceLike | null = null;
   #loading: Promise<LanguageModel> | null = null;
-  #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0 } };
+  #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 } };
 
   constructor(config: EngineConfig) {
     this.#config = config;
@@ -69,7 +82,7 @@ export class Engine implements EngineApi {
   }
 
   async #load(options: LoadOptions, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
-    applyRuntimeConfig(this.#config.runtime, options.host);
+    applyRuntimeConfig({ ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}) }, options.host);
     const source = this.#config.source?.(options) ?? httpSource(options);
     let resolved = await resolveDevice(options.device, this.#config.isNode ?? false);
     let lm: LanguageModel;
@@ -99,14 +112,15 @@ export class Engine implements EngineApi {
       threads: lm.device === 'cpu' ? null : configuredThreads(),
       adapter: resolved.adapter,
       error: null,
-      counters: { tokensFed: 0, forwardPasses: 0 },
+      counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 },
     };
+    if (lm.device === 'webgpu') await this.#watchDevice();
     return lm;
   }
 
   async status(): Promise<EngineStatus> {
     const lm = this.#lm;
-    return { ...this.#status, counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0 } };
+    return { ...this.#status, counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0, liveTensors: lm?.ledger.live ?? 0 } };
   }
 
   async models(): Promise<ModelList> {
@@ -133,6 +147,34 @@ export class Engine implements EngineApi {
 
   async cancel(callId: string): Promise<void> {
     this.#calls.get(callId)?.abort(new DOMException('The request was aborted.', 'AbortError'));
+  }
+
+  async debug(action: DebugAction): Promise<boolean> {
+    switch (action.type) {
+      case 'crash':
+        return this.#config.host?.crash(action.mode) ?? false;
+      case 'lose-device':
+        this.#device?.destroy();
+        return this.#device !== null;
+      default: {
+        const never: never = action;
+        throw new Error(`unknown debug action ${(never as { type: string }).type}`);
+      }
+    }
+  }
+
+  /** Reports the loss of the WebGPU device the model runs on: the host restarts the engine on wasm. */
+  async #watchDevice(): Promise<void> {
+    const device = await webgpuDevice();
+    if (!device || device === this.#device) return;
+    this.#device = device;
+    void device.lost.then((info) => {
+      if (this.#device !== device) return;
+      this.#device = null;
+      const message = `The WebGPU device was lost (${info.reason ?? 'unknown'}${info.message ? `: ${info.message}` : ''}).`;
+      this.#status = { ...this.#status, state: 'failed', error: message };
+      this.#config.host?.fault({ type: 'device-lost', message });
+    });
   }
 
   /** Runs one request in its turn, once the model is ready, cancellable by its call id. */

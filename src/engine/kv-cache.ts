@@ -1,4 +1,5 @@
 import { Tensor } from '@huggingface/transformers';
+import type { TensorLedger } from './tensor-ledger.ts';
 
 /**
  * The key/value tensors of a prefix the model has already read, with its length in tokens.
@@ -13,7 +14,11 @@ export class KvCache {
   constructor(
     readonly tensors: Readonly<Record<string, Tensor>>,
     readonly length: number,
-  ) {}
+    /** Where the cache's tensors are counted (the model's ledger); caches cut from it share it. */
+    readonly ledger?: TensorLedger,
+  ) {
+    ledger?.trackAll(tensors);
+  }
 
   get disposed(): boolean {
     return this.#disposed;
@@ -39,7 +44,7 @@ export class KvCache {
       for (let row = 0; row < b * h; row++) dst.set(src.subarray(row * seq * d, row * seq * d + length * d), row * length * d);
       out[name] = new Tensor(t.type as 'float32', dst, [b, h, length, d]);
     }
-    return new KvCache(out, length);
+    return new KvCache(out, length, this.ledger);
   }
 
   dispose(): void {
@@ -58,12 +63,12 @@ export interface KvInput {
 }
 
 /** A zero-length cache (batch 1), for the first forward pass over a prompt. */
-export function emptyCache(inputs: readonly KvInput[]): KvCache {
+export function emptyCache(inputs: readonly KvInput[], ledger?: TensorLedger): KvCache {
   const tensors: Record<string, Tensor> = Object.create(null);
   for (const input of inputs) {
     // Batch is 1; every other symbolic dimension is the (empty) past length.
     const dims = input.dims.map((d, i) => (i === 0 ? 1 : (d ?? 0)));
     tensors[input.name] = new Tensor(input.type as 'float32', new Float32Array(0), dims);
   }
-  return new KvCache(tensors, 0);
+  return new KvCache(tensors, 0, ledger);
 }

@@ -1,6 +1,7 @@
 import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
 import { logSoftmax } from './log-softmax.ts';
+import { TensorLedger } from './tensor-ledger.ts';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 export type Dtype = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16';
@@ -24,6 +25,8 @@ export class LanguageModel {
   /** Counts every token the model has been fed since load: tests observe prefill sizes here. */
   tokensFed = 0;
   forwardCalls = 0;
+  /** Every tensor made here or returned by the model, counted until disposed (EngineStatus.counters.liveTensors). */
+  readonly ledger = new TensorLedger();
 
   constructor(
     readonly id: string,
@@ -55,7 +58,7 @@ export class LanguageModel {
   }
 
   emptyCache(): KvCache {
-    return emptyCache(this.kvInputs);
+    return emptyCache(this.kvInputs, this.ledger);
   }
 
   /**
@@ -80,9 +83,10 @@ export class LanguageModel {
       );
     }
     if (this.#hasLogitsToKeep) inputs['num_logits_to_keep'] = new Tensor('int64', [BigInt(keep)], []);
+    this.ledger.trackAll(inputs);
     let outputs: Record<string, Tensor>;
     try {
-      outputs = (await this.model.forward({ ...inputs, past_key_values: past.tensors })) as Record<string, Tensor>;
+      outputs = this.ledger.trackAll((await this.model.forward({ ...inputs, past_key_values: past.tensors })) as Record<string, Tensor>);
     } finally {
       for (const t of Object.values(inputs)) t.dispose();
     }
@@ -95,8 +99,11 @@ export class LanguageModel {
       else if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = t;
       else t.dispose();
     }
-    if (!logits) throw new Error('forward: the model returned no logits');
-    return { logits, cache: new KvCache(present, total) };
+    if (!logits) {
+      for (const t of Object.values(present)) t.dispose();
+      throw new Error('forward: the model returned no logits');
+    }
+    return { logits, cache: new KvCache(present, total, this.ledger) };
   }
 
   /** Reads the log-probabilities at row `position` of a [1, n, vocab] logits tensor. */

@@ -4,8 +4,14 @@ import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import { clientForEngine } from './engine-client.ts';
 import type { JevClient } from './jev-client.ts';
 import { DEFAULT_HOST, DEFAULT_MODEL } from './defaults.ts';
+import { createRemoteClient } from './remote-client.ts';
 
 export interface ClientOptions {
+  /**
+   * A server that speaks the same HTTP specification: when set, the client calls it instead of
+   * running a model in this browser (the other options but apiKey then do not apply).
+   */
+  baseURL?: string;
   /** Model id under `host`, in the Hugging Face layout. */
   model?: string;
   /** Base URL of model files: `{host}/{model}/resolve/main/{file}`. */
@@ -18,6 +24,8 @@ export interface ClientOptions {
   apiKey?: string;
   /** Mounts the HTTP endpoints under this prefix (e.g. `/jev`), clear of the app's own routes. */
   basePath?: string;
+  /** Where onnxruntime-web's files are served; defaults to the `ort/` folder shipped with the library. */
+  ortBase?: string;
 }
 
 /**
@@ -25,6 +33,7 @@ export interface ClientOptions {
  * the model is ready wait for it.
  */
 export function createClient(options: ClientOptions = {}): JevClient {
+  if (options.baseURL) return createRemoteClient({ baseURL: options.baseURL, apiKey: options.apiKey });
   installErrorTransfer();
   const worker = new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'jev-engine' });
   const api = Comlink.wrap<EngineApi>(worker) as unknown as EngineApi;
@@ -39,6 +48,7 @@ export function createClient(options: ClientOptions = {}): JevClient {
       host: options.host ?? DEFAULT_HOST,
       device: options.device ?? 'auto',
       dtype: options.dtype ?? 'auto',
+      ortBase: options.ortBase,
     },
     options.onProgress,
     { apiKey: options.apiKey, basePath: options.basePath },

@@ -10,6 +10,8 @@ export interface LoadOptions {
   host: string;
   device: DeviceChoice;
   dtype: DtypeChoice;
+  /** Where onnxruntime-web's `.mjs`/`.wasm` are served; defaults to the copy shipped beside the engine. */
+  ortBase?: string | undefined;
 }
 
 /** Load progress, a union tagged by `type`. Bytes are per file. */
@@ -32,9 +34,25 @@ export interface EngineStatus {
   /** The WebGPU adapter's description, where one was found. */
   adapter: string | null;
   /** Tokens the model has read and forward passes run since it loaded: prefill work made observable. */
-  counters: { tokensFed: number; forwardPasses: number };
+  counters: {
+    tokensFed: number;
+    forwardPasses: number;
+    /**
+     * Tensors the loaded model's owner holds now (made by the engine or returned by the model,
+     * not yet disposed; see tensor-ledger.ts). Between requests this is the conversation cache
+     * kept for the next chat turn (one tensor per past key/value input after a chat, else 0).
+     */
+    liveTensors: number;
+  };
   error: string | null;
 }
+
+/**
+ * Fault drills, safe in production: each one exercises a recovery path (docs/reliability.md).
+ * `crash`: the worker dies (`throw`: an uncaught error; `exit`: it closes itself).
+ * `lose-device`: the WebGPU device is destroyed, as when the GPU resets.
+ */
+export type DebugAction = { type: 'crash'; mode: 'throw' | 'exit' } | { type: 'lose-device' };
 
 /** A call in flight, named so that it can be cancelled from the other side of a worker boundary. */
 export interface CallHandle {
@@ -53,4 +71,6 @@ export interface EngineApi {
   chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion>;
   cancel(callId: string): Promise<void>;
   models(): Promise<ModelList>;
+  /** Runs a fault drill; resolves whether it applied (no WebGPU device to lose, no worker to crash: false). */
+  debug(action: DebugAction): Promise<boolean>;
 }

@@ -1,42 +1,63 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JevClient } from '../facade/jev-client.ts';
-import type { EngineStatus } from '../protocol/engine-api.ts';
-import type { LoadProgress } from './load-progress.ts';
+import { ChatPanel } from './chat-panel.tsx';
+import type { ChatStore } from './chat-store.ts';
+import type { DecisionDraft } from './decision-draft.ts';
 import { DecisionPanel } from './decision-panel.tsx';
-import { ProgressList } from './progress-list.tsx';
+import { EngineBadge } from './engine-badge.tsx';
+import type { EngineState } from './engine-state.ts';
+import type { LoadProgress } from './load-progress.ts';
+import { ModelPanel } from './model-panel.tsx';
+import { Tabs } from './tabs.tsx';
+import { probeWebGpu, type WebGpuSupport } from './webgpu-probe.ts';
 import './app.css';
 
 export interface AppProps {
   client: JevClient;
-  params: { model: string; host: string; device: string; dtype: string };
+  engine: EngineState;
   progress: LoadProgress;
+  decision: DecisionDraft;
+  chat: ChatStore;
 }
 
-export function App({ client, params, progress }: AppProps) {
-  const [status, setStatus] = useState<EngineStatus | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+/** The playground: the model on one side; decisions and chat on the other. */
+export function App({ client, engine, progress, decision, chat }: AppProps) {
+  const [webgpu, setWebgpu] = useState<WebGpuSupport | null>(null);
   useEffect(() => {
-    client.ready.then(setStatus, (e: Error) => setLoadError(e.message));
-  }, [client]);
+    probeWebGpu().then(setWebgpu, () => setWebgpu({ kind: 'no-adapter' }));
+  }, []);
 
   return (
-    <main>
-      <header>
-        <h1>Jev local</h1>
-        <p class="tagline">Decisions and chat from a language model running in this tab. Nothing you type leaves the device.</p>
+    <>
+      <a class="skip-link" href="#workspace">
+        Skip to decisions and chat
+      </a>
+      <header class="site-header">
+        <div class="brand">
+          <span class="logo" aria-hidden="true">
+            J
+          </span>
+          <div>
+            <h1>Jev local</h1>
+            <p class="tagline">Decisions and chat from a language model running in this tab. Nothing you type leaves the device.</p>
+          </div>
+        </div>
+        <EngineBadge engine={engine} progress={progress} />
       </header>
-      <section aria-labelledby="model-h" class="panel">
-        <h2 id="model-h">Model</h2>
-        <p data-testid="engine-status" data-state={status ? 'ready' : loadError ? 'failed' : 'loading'}>
-          {status
-            ? `Ready: ${status.model} (${status.dtype}) on ${status.device}, ${status.contextLength} tokens of context.`
-            : loadError
-              ? `Loading ${params.model} failed: ${loadError}`
-              : `Loading ${params.model} from ${params.host}…`}
-        </p>
-        <ProgressList progress={progress} />
-      </section>
-      <DecisionPanel client={client} />
-    </main>
+      <div class="layout">
+        <aside class="sidebar">
+          <ModelPanel engine={engine} progress={progress} webgpu={webgpu} />
+        </aside>
+        <main id="workspace" class="workspace" tabIndex={-1}>
+          <Tabs
+            label="Playground"
+            tabs={[
+              { id: 'decisions', label: 'Decisions', content: <DecisionPanel client={client} draft={decision} /> },
+              { id: 'chat', label: 'Chat', content: <ChatPanel client={client} store={chat} /> },
+            ]}
+          />
+        </main>
+      </div>
+    </>
   );
 }

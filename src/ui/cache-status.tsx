@@ -78,10 +78,10 @@ export function CacheStatus({ host, model, refreshKey, loaded }: CacheStatusProp
         </details>
       )}
       <div class="row">
-        <button type="button" class="button small danger" onClick={remove} disabled={busy || files.length === 0}>
+        <button type="button" class="button small danger" onClick={remove} disabled={busy || files.length === 0} aria-label={`Delete ${model} from the cache`}>
           Delete from cache
         </button>
-        {total && <span class="muted small-text">All cached: {formatBytes(total.bytes)}</span>}
+        {total && <span class="muted small-text">This page's whole cache: {formatBytes(total.bytes)}</span>}
       </div>
       <p role="status" class="small-text">
         {message}

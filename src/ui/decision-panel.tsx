@@ -1,64 +1,150 @@
-import { useState } from 'preact/hooks';
-import type { DecisionResponse } from '../contract/index.ts';
+import { useRef, useState } from 'preact/hooks';
 import type { JevClient } from '../facade/jev-client.ts';
+import { CodeSnippets } from './code-snippets.tsx';
+import type { DecisionDraft } from './decision-draft.ts';
+import { fromProblems, noErrors, placeError, type DecisionErrors } from './decision-errors.ts';
+import { DecisionResults, type DecisionRun } from './decision-results.tsx';
+import { errorInfo, isAbort } from './error-info.ts';
+import { FieldError } from './field-error.tsx';
+import { PresetBar } from './preset-bar.tsx';
+import type { DecisionPreset } from './presets.ts';
+import { fromQuestions, toQuestions, type QuestionDraft } from './question-draft.ts';
+import { QuestionList } from './question-list.tsx';
+import { decisionSnippets } from './snippets.ts';
 
-const EXAMPLE_QUESTIONS = {
-  urgent: { type: 'noul', instructions: 'Is the customer asking for urgent help?', criteria: { true: 'They need help now', false: 'It can wait' } },
-  department: { type: 'choice', instructions: 'Which team should handle this?', criteria: { billing: 'Invoices and payments', technical: 'Bugs and outages', sales: 'New purchases' } },
-  sentiment: { type: 'score', instructions: 'How does the customer feel?', criteria: ['angry', 'unhappy', 'neutral', 'pleased', 'delighted'] },
-};
+interface Props {
+  client: JevClient;
+  draft: DecisionDraft;
+}
 
-/** State editor, questions as JSON, and the answers. Inputs survive errors. */
-export function DecisionPanel({ client }: { client: JevClient }) {
-  const [state, setState] = useState('My invoice was charged twice this month and I need a refund today.');
-  const [questions, setQuestions] = useState(JSON.stringify(EXAMPLE_QUESTIONS, null, 2));
-  const [result, setResult] = useState<DecisionResponse | null>(null);
-  const [error, setError] = useState<string | null>(null);
+/** Scrolls the first shown error into view, once the page has drawn it. */
+function revealFirstError() {
+  requestAnimationFrame(() => document.querySelector('#decide-panel .field-error, #decide-panel .form-error')?.scrollIntoView({ block: 'center' }));
+}
+
+/** The decision builder: the state, the questions, and what the model answers. */
+export function DecisionPanel({ client, draft }: Props) {
+  const state = draft.state.value;
+  const drafts = draft.questions.value;
+  const calibrate = draft.calibrate.value;
+  const [errors, setErrors] = useState<DecisionErrors>(noErrors);
+  const [run, setRun] = useState<DecisionRun | null>(null);
   const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [undo, setUndo] = useState<{ label: string; state: string; questions: QuestionDraft[] } | null>(null);
+  const controller = useRef<AbortController | null>(null);
 
-  async function run(e: Event) {
-    e.preventDefault();
-    setError(null);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(questions);
-    } catch (err) {
-      setError(`The questions are not valid JSON: ${(err as Error).message}`);
+  const request = (() => {
+    const { questions } = toQuestions(drafts);
+    return { model: 'jev', state, questions, ...(calibrate ? { calibrate: true } : {}) };
+  })();
+
+  const pickPreset = (p: DecisionPreset) => {
+    setUndo({ label: `${p.label} loaded.`, state, questions: drafts });
+    draft.state.value = p.state;
+    draft.questions.value = fromQuestions(p.questions);
+    setErrors(noErrors);
+  };
+  const undoPreset = () => {
+    if (!undo) return;
+    draft.state.value = undo.state;
+    draft.questions.value = undo.questions;
+    setUndo(null);
+  };
+
+  async function decide(e?: Event) {
+    e?.preventDefault();
+    if (busy) return;
+    setNotice(null);
+    const { problems } = toQuestions(drafts);
+    if (problems.length > 0) {
+      setErrors(fromProblems(problems));
+      revealFirstError();
       return;
     }
+    setErrors(noErrors);
     setBusy(true);
+    const abort = new AbortController();
+    controller.current = abort;
+    const sent = request;
+    const started = performance.now();
     try {
-      setResult(await client.decisions.create({ model: 'jev', state, questions: parsed }));
+      const response = await client.decisions.create(sent, { signal: abort.signal });
+      setRun({ request: sent, response, latencyMs: performance.now() - started });
     } catch (err) {
-      const param = (err as { error?: { param?: string | null } }).error?.param;
-      setError(`${(err as Error).message}${param ? ` (field: ${param})` : ''}`);
+      if (isAbort(err)) setNotice('Cancelled.');
+      else {
+        setErrors(placeError(errorInfo(err), drafts));
+        revealFirstError();
+      }
     } finally {
+      controller.current = null;
       setBusy(false);
     }
   }
 
+  const onStateKey = (e: KeyboardEvent) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void decide(e);
+  };
+
   return (
-    <section aria-labelledby="decide-h" class="panel">
-      <h2 id="decide-h">Decision</h2>
-      <form onSubmit={run}>
-        <label>
-          State
-          <textarea data-testid="state" rows={4} value={state} onInput={(e) => setState(e.currentTarget.value)} />
+    <div class="decide" id="decide-panel">
+      <form class="panel stack" onSubmit={decide} noValidate aria-labelledby="decide-h">
+        <h2 id="decide-h">Decision</h2>
+        <p class="muted small-text">Ask typed questions about a text; every answer comes back as probabilities.</p>
+        <PresetBar onPick={pickPreset} onUndo={undo ? undoPreset : null} undoLabel={undo?.label ?? null} />
+        <div class="field">
+          <label for="state-input">State: the text to judge</label>
+          <textarea
+            id="state-input"
+            rows={4}
+            value={state}
+            aria-invalid={errors.state ? true : undefined}
+            aria-describedby={errors.state ? 'state-error' : 'state-hint'}
+            onInput={(e) => (draft.state.value = e.currentTarget.value)}
+            onKeyDown={onStateKey}
+          />
+          <p id="state-hint" class="hint">
+            {state.length.toLocaleString('en')} characters · Ctrl+Enter to decide
+          </p>
+          <FieldError id="state-error" message={errors.state} />
+        </div>
+        <fieldset class="questions-fieldset">
+          <legend>Questions</legend>
+          <QuestionList drafts={drafts} errors={errors} onChange={(next) => (draft.questions.value = next)} />
+        </fieldset>
+        <label class="check">
+          <input type="checkbox" checked={calibrate} onChange={(e) => (draft.calibrate.value = e.currentTarget.checked)} />
+          Calibrate: divide out the model's bias towards some answers (slower)
         </label>
-        <label>
-          Questions (JSON)
-          <textarea data-testid="questions" rows={12} class="mono" value={questions} onInput={(e) => setQuestions(e.currentTarget.value)} />
-        </label>
-        <button type="submit" disabled={busy} data-testid="decide">
-          {busy ? 'Deciding…' : 'Decide'}
-        </button>
+        {errors.form && (
+          <p class="form-error" role="alert" data-testid="decision-error">
+            {errors.form}
+          </p>
+        )}
+        <div class="row">
+          <button type="submit" class="button primary" disabled={busy || drafts.length === 0}>
+            {busy ? 'Deciding…' : 'Decide'}
+          </button>
+          {busy && (
+            <button type="button" class="button" onClick={() => controller.current?.abort()}>
+              Cancel
+            </button>
+          )}
+          <span role="status" class="muted small-text">
+            {busy ? 'The model is reading the state…' : notice}
+          </span>
+        </div>
+        <CodeSnippets
+          snippets={decisionSnippets(location.origin, request)}
+          note="Sent to this page's origin, where the service worker answers: run fetch in this tab's console; curl needs a server that answers the same path."
+        />
       </form>
-      {error && (
-        <p role="alert" class="error" data-testid="decision-error">
-          {error}
-        </p>
+      {run && (
+        <div class="panel" aria-live="polite">
+          <DecisionResults run={run} />
+        </div>
       )}
-      {result && <pre data-testid="decision-result" class="mono">{JSON.stringify(result, null, 2)}</pre>}
-    </section>
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import type { EngineStatus } from '../protocol/engine-api.ts';
+import type { DeviceChoice, EngineStatus } from '../protocol/engine-api.ts';
 import type { WebGpuSupport } from './webgpu-probe.ts';
 
 /** Why WebGPU is missing, in plain words, and how to get it. */
@@ -36,7 +36,7 @@ function WebGpuHelp({ support }: { support: Exclude<WebGpuSupport, { kind: 'avai
 }
 
 /** The device the model runs on, and the WebGPU adapter where there is one. */
-export function DeviceInfo({ support, status }: { support: WebGpuSupport | null; status: EngineStatus | null }) {
+export function DeviceInfo({ support, status, requested }: { support: WebGpuSupport | null; status: EngineStatus | null; requested: DeviceChoice }) {
   if (!support) return <p class="muted">Looking for a WebGPU adapter…</p>;
   if (support.kind !== 'available') return <WebGpuHelp support={support} />;
   const inUse = status?.device === 'webgpu';
@@ -49,7 +49,7 @@ export function DeviceInfo({ support, status }: { support: WebGpuSupport | null;
       {status && !inUse && (
         <>
           <dt>In use</dt>
-          <dd>no: the model runs on wasm, as asked</dd>
+          <dd>{requested === 'wasm' ? 'no: wasm was chosen for this model' : 'no: WebGPU failed for this model, so it runs on wasm'}</dd>
         </>
       )}
     </dl>

@@ -23,18 +23,21 @@ export interface EngineState {
   load(target: Omit<LoadTarget, 'host'>): Promise<void>;
 }
 
-/** Follows the client's first load (`client.ready`) and every later `client.load`. */
+/**
+ * Follows the client's first load (`client.ready`) and every later `client.load`; `onLoaded`
+ * hears of each load the page chose (not the first, which the address already describes).
+ */
 export function createEngineState(client: JevClient, initial: LoadTarget, progress: LoadProgress, onLoaded?: (target: LoadTarget) => void): EngineState {
   const current = signal<EnginePhase>({ phase: 'loading', target: initial, startedAt: performance.now() });
   let generation = 0;
 
-  const follow = (target: LoadTarget, startedAt: number, loading: Promise<EngineStatus>) => {
+  const follow = (target: LoadTarget, startedAt: number, loading: Promise<EngineStatus>, chosen: boolean) => {
     const mine = ++generation;
     loading.then(
       (status) => {
         if (mine !== generation) return;
         current.value = { phase: 'ready', target, status, loadMs: performance.now() - startedAt };
-        onLoaded?.(target);
+        if (chosen) onLoaded?.(target);
       },
       (e: unknown) => {
         if (mine !== generation) return;
@@ -43,7 +46,7 @@ export function createEngineState(client: JevClient, initial: LoadTarget, progre
       },
     );
   };
-  follow(initial, performance.now(), client.ready);
+  follow(initial, performance.now(), client.ready, false);
 
   return {
     current,
@@ -53,7 +56,7 @@ export function createEngineState(client: JevClient, initial: LoadTarget, progre
       progress.reset();
       current.value = { phase: 'loading', target, startedAt };
       const loading = client.load({ model: target.model, device: target.device, dtype: target.dtype });
-      follow(target, startedAt, loading);
+      follow(target, startedAt, loading, true);
       await loading.catch(() => undefined);
     },
   };

@@ -1,16 +1,28 @@
-// Entry of the playground: creates the client from the page's parameters and mounts the UI.
+// Entry of the playground: builds the client from the page's parameters, exposes it as
+// `window.jev`, and mounts the UI. Nothing else happens here.
 import { render } from 'preact';
 import { createClient } from '../facade/create-client.ts';
-import { serveHttp } from '../facade/serve-http.ts';
-import type { LoadEvent } from '../protocol/engine-api.ts';
+import type { JevClient } from '../facade/jev-client.ts';
 import { App } from './app.tsx';
-import { pageParams } from './page-params.ts';
+import { createChatStore } from './chat-store.ts';
+import { createDecisionDraft } from './decision-draft.ts';
+import { createEngineState } from './engine-state.ts';
 import { createLoadProgress } from './load-progress.ts';
+import { pageParams, withParams } from './page-params.ts';
+
+declare global {
+  interface Window {
+    jev: JevClient;
+  }
+}
 
 const params = pageParams(location.search);
 const progress = createLoadProgress();
-const client = createClient({ ...params, onProgress: (e: LoadEvent) => progress.push(e) });
-(window as unknown as { jev: typeof client }).jev = client;
-// The HTTP surface on this origin (CONTRACT §3), relayed by the service worker to this page.
-void serveHttp(client, { serviceWorkerUrl: `${import.meta.env.BASE_URL}sw.js` }).catch((e) => console.warn('HTTP surface unavailable:', e));
-render(<App client={client} params={params} progress={progress} />, document.getElementById('app')!);
+const client = createClient({ ...params, onProgress: (e) => progress.push(e) });
+window.jev = client;
+const engine = createEngineState(client, params, progress, (target) => history.replaceState(history.state, '', withParams(location.href, target)));
+
+render(
+  <App client={client} engine={engine} progress={progress} decision={createDecisionDraft()} chat={createChatStore()} />,
+  document.getElementById('app')!,
+);

@@ -1,0 +1,75 @@
+import type { Answer } from '../contract/index.ts';
+import { formatPercent } from './format.ts';
+import { ProbabilityBars, type Bar } from './probability-bars.tsx';
+import { TYPE_LABELS } from './question-editor.tsx';
+import { ScoreScale } from './score-scale.tsx';
+
+function Confidence({ value }: { value: number }) {
+  return (
+    <p class="confidence">
+      <span>Confidence</span>
+      <meter min={0} max={1} low={0.34} high={0.67} optimum={1} value={value} aria-label="Confidence" />
+      <span data-testid="confidence">{formatPercent(value)}</span>
+    </p>
+  );
+}
+
+function headline(answer: Answer): string {
+  switch (answer.type) {
+    case 'noul':
+      return `${answer.noul >= 0.5 ? 'true' : 'false'} · ${formatPercent(answer.noul)} true`;
+    case 'choice':
+      return answer.choice;
+    case 'score':
+      return `${answer.score.toFixed(2)} of ${Math.max(0, Object.keys(answer.legend).length - 1)}`;
+    default: {
+      const never: never = answer;
+      return String(never);
+    }
+  }
+}
+
+function barsOf(answer: Answer): Bar[] {
+  switch (answer.type) {
+    case 'noul':
+      return [
+        { key: 'true', label: 'true', p: answer.noul },
+        { key: 'false', label: 'false', p: 1 - answer.noul },
+      ];
+    case 'choice':
+      return Object.entries(answer.probabilities).map(([key, p]) => ({ key, label: key, p }));
+    case 'score':
+      return Object.entries(answer.probabilities)
+        .sort(([a], [b]) => Number(a) - Number(b))
+        .map(([key, p]) => ({ key, label: `${key} · ${answer.legend[key] ?? ''}`, p }));
+    default: {
+      const never: never = answer;
+      return never;
+    }
+  }
+}
+
+function chosenOf(answer: Answer): string | null {
+  if (answer.type === 'noul') return answer.noul >= 0.5 ? 'true' : 'false';
+  if (answer.type === 'choice') return answer.choice;
+  const best = Object.entries(answer.probabilities).sort(([, a], [, b]) => b - a)[0];
+  return best ? best[0] : null;
+}
+
+/** One answer: the outcome in words, the probability of every option, and the confidence. */
+export function AnswerCard({ questionKey, answer }: { questionKey: string; answer: Answer }) {
+  return (
+    <article class="answer-card" aria-label={`Answer ${questionKey}`} data-testid="answer" data-key={questionKey} data-type={answer.type}>
+      <header>
+        <h4 class="mono">{questionKey}</h4>
+        <span class="badge">{TYPE_LABELS[answer.type]}</span>
+        <span class="answer-headline" data-testid="answer-headline">
+          {headline(answer)}
+        </span>
+      </header>
+      {answer.type === 'score' && <ScoreScale score={answer.score} legend={answer.legend} />}
+      <ProbabilityBars bars={barsOf(answer)} chosen={chosenOf(answer)} caption={`Probabilities for ${questionKey}`} />
+      {answer.type !== 'noul' && <Confidence value={answer.confidence} />}
+    </article>
+  );
+}

@@ -1,0 +1,64 @@
+import { useEffect, useRef } from 'preact/hooks';
+import type { ChatEntry, ReplyStats } from './chat-store.ts';
+import { formatMs, formatRate } from './format.ts';
+
+function Stats({ stats, state }: { stats: ReplyStats | undefined; state: ChatEntry['state'] }) {
+  const parts: string[] = [];
+  if (stats?.ttftMs != null) parts.push(`first token ${formatMs(stats.ttftMs)}`);
+  if (stats?.tokensPerSecond != null) parts.push(`${formatRate(stats.tokensPerSecond)} tokens/s`);
+  if (stats && stats.completionTokens > 0) parts.push(`${stats.completionTokens} token${stats.completionTokens === 1 ? '' : 's'}`);
+  if (stats?.cachedTokens) parts.push(`${stats.cachedTokens} of ${stats.promptTokens ?? '?'} prompt tokens reused`);
+  if (stats?.finishReason === 'length') parts.push('cut at max tokens');
+  return (
+    <p class="message-stats" data-testid="reply-stats" data-tokens={stats ? String(stats.completionTokens) : undefined}>
+      {state === 'stopped' && <span class="badge warn">stopped</span>}
+      {state === 'streaming' && <span class="badge live">writing…</span>}
+      {parts.join(' · ')}
+    </p>
+  );
+}
+
+/** The conversation; it follows new text while the reader is at its end. */
+export function ChatLog({ messages, streaming }: { messages: readonly ChatEntry[]; streaming: boolean }) {
+  const box = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  const last = messages[messages.length - 1];
+  useEffect(() => {
+    const el = box.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, [messages.length, last?.content]);
+  const onScroll = () => {
+    const el = box.current;
+    if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+  };
+  return (
+    <div
+      class="chat-log"
+      ref={box}
+      onScroll={onScroll}
+      role="log"
+      aria-live="polite"
+      aria-busy={streaming}
+      aria-label="Conversation"
+      tabIndex={0}
+      data-testid="chat-log"
+    >
+      {messages.length === 0 && <p class="muted empty">No messages yet. Say something below.</p>}
+      {messages.map((m) => (
+        <div key={m.id} class={`message ${m.role}`} data-testid="message" data-role={m.role} data-state={m.state ?? 'done'}>
+          <p class="message-role">{m.role === 'user' ? 'You' : 'Assistant'}</p>
+          <div class="message-text" data-testid="message-text">
+            {m.content}
+            {m.state === 'streaming' && <span class="caret" aria-hidden="true" />}
+          </div>
+          {m.role === 'assistant' && <Stats stats={m.stats} state={m.state} />}
+          {m.error && (
+            <p class="field-error" role="alert">
+              {m.error}
+            </p>
+          )}
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,66 @@
+import type { Signal } from '@preact/signals';
+import { isRecord, isString, storedSignal } from './stored-signal.ts';
+
+export interface ReplyStats {
+  /** From sending to the first piece of text. */
+  ttftMs: number | null;
+  /** Tokens per second after the first one (decode speed). */
+  tokensPerSecond: number | null;
+  completionTokens: number;
+  promptTokens: number | null;
+  /** Prompt tokens the engine reused from the previous turn. */
+  cachedTokens: number | null;
+  finishReason: string | null;
+}
+
+export interface ChatEntry {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  /** For the assistant: still arriving, complete, stopped by the user, or broken off by an error. */
+  state?: 'streaming' | 'done' | 'stopped' | 'failed';
+  stats?: ReplyStats;
+  error?: string;
+}
+
+/** The chat's settings as typed (strings, so that what was typed is kept even when invalid). */
+export interface ChatSettings {
+  system: string;
+  temperature: string;
+  topP: string;
+  maxTokens: string;
+  seed: string;
+  dropOldest: boolean;
+}
+
+export const DEFAULT_SETTINGS: ChatSettings = {
+  system: 'You are a helpful, concise assistant.',
+  temperature: '0.7',
+  topP: '0.95',
+  maxTokens: '256',
+  seed: '',
+  dropOldest: true,
+};
+
+export interface ChatStore {
+  messages: Signal<ChatEntry[]>;
+  settings: Signal<ChatSettings>;
+  draft: Signal<string>;
+}
+
+const isEntryList = (x: unknown): x is ChatEntry[] =>
+  Array.isArray(x) && x.every((m) => isRecord(m) && isString(m['id']) && (m['role'] === 'user' || m['role'] === 'assistant') && isString(m['content']));
+
+const isSettings = (x: unknown): x is ChatSettings =>
+  isRecord(x) && ['system', 'temperature', 'topP', 'maxTokens', 'seed'].every((k) => isString(x[k])) && typeof x['dropOldest'] === 'boolean';
+
+export function createChatStore(): ChatStore {
+  const messages = storedSignal<ChatEntry[]>('chat.messages', [], isEntryList);
+  // A reply that was arriving when the page closed is a stopped one now.
+  messages.value = messages.value.map((m) => (m.state === 'streaming' ? { ...m, state: 'stopped' } : m));
+  return {
+    messages,
+    settings: storedSignal('chat.settings', DEFAULT_SETTINGS, isSettings),
+    draft: storedSignal('chat.draft', '', isString),
+  };
+}

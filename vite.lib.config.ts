@@ -1,0 +1,41 @@
+import { defineConfig, type Plugin } from 'vite';
+import { ortFiles, ortUrlRewrite } from './build/ort-files.ts';
+
+/**
+ * The library build: an ES module (`dist/lib/index.js`) with the engine's worker bundled beside
+ * it and onnxruntime-web's files under `dist/lib/ort/`.
+ */
+/**
+ * Library mode writes the worker's URL as a root path ("/assets/…" against "" + import.meta.url),
+ * which neither resolves beside the package nor is recognised by the embedding app's bundler.
+ * Rewrite it to the standard `new URL("./assets/…", import.meta.url)` form, which Vite and
+ * webpack both detect inside `new Worker(…)` and bundle for the app.
+ */
+function portableWorkerUrl(): Plugin {
+  return {
+    name: 'jev-portable-worker-url',
+    renderChunk(code) {
+      const out = code.replace(
+        /new URL\(\s*(?:\/\*\s*@vite-ignore\s*\*\/\s*)?"\/(assets\/[^"]+\.js)",\s*""\s*\+\s*import\.meta\.url\s*\)/g,
+        'new URL("./$1", import.meta.url)',
+      );
+      return out === code ? null : { code: out, map: null };
+    },
+  };
+}
+
+export default defineConfig({
+  plugins: [ortFiles(), portableWorkerUrl()],
+  publicDir: false,
+  worker: { format: 'es', plugins: () => [ortUrlRewrite()] },
+  build: {
+    outDir: 'dist/lib',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: true,
+    lib: { entry: { index: 'src/index.ts', vite: 'build/vite-plugin.ts' }, formats: ['es'] },
+    rollupOptions: {
+      external: [/^node:/, 'vite'],
+    },
+  },
+});
