@@ -1,0 +1,213 @@
+import type { ChatCompletionChunk } from '../contract/index.ts';
+import { JevError } from '../contract/index.ts';
+import type { CallHandle, DebugAction, DeviceChoice, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+
+/** How an engine instance died. */
+export type EngineDeath =
+  /** An uncaught error in its worker (the worker may still run, but its state is not trusted). */
+  | { type: 'crashed'; message: string }
+  /** The worker went away without an error event (it closed itself, or was killed). */
+  | { type: 'exited'; message: string }
+  /** Its WebGPU device was lost: the engine is restarted on wasm. */
+  | { type: 'device-lost'; message: string };
+
+/** One engine behind a worker (or a stand-in, in tests). */
+export interface EngineInstance {
+  api: EngineApi;
+  /** Settles once, when the instance dies; never while it lives. */
+  died: Promise<EngineDeath>;
+  /** Stops it for good (its later death signals are ignored). */
+  terminate(): void;
+}
+
+export interface RestartEvent {
+  /** Restarts since the client was made, this one included. */
+  restarts: number;
+  death: EngineDeath;
+  /** The device the model is reloaded on (`wasm` after a device loss). */
+  device: DeviceChoice | null;
+}
+
+export interface SupervisorOptions {
+  /** Restarts in a row without a successful load before the supervisor gives up (default 3). */
+  maxRestarts?: number;
+  onRestart?: (event: RestartEvent) => void;
+}
+
+/**
+ * Keeps an engine alive across worker deaths. Its `api` is the engine's interface: each call goes
+ * to the live instance and is raced against that instance's death, since a call into a dead
+ * worker never settles. When the instance dies, the calls it held reject with
+ * `engine_unavailable` (503) saying the engine restarted; a new instance is started and the
+ * model reloaded with the last LoadOptions (on wasm after a WebGPU device loss); calls made
+ * meanwhile wait for it. After `maxRestarts` deaths in a row without a successful load, it gives
+ * up and every call rejects with `engine_unavailable`.
+ */
+export class EngineSupervisor {
+  readonly api: EngineApi;
+  readonly #spawn: () => EngineInstance;
+  readonly #maxRestarts: number;
+  readonly #onRestart: ((event: RestartEvent) => void) | undefined;
+  /** Rejecters of the calls each instance holds: all of them fail when it dies. */
+  readonly #pending = new WeakMap<EngineInstance, Set<(e: JevError) => void>>();
+  readonly #retired = new WeakSet<EngineInstance>();
+  #instance: EngineInstance;
+  #ready: Promise<void> = Promise.resolve();
+  #last: { options: LoadOptions; onEvent: ((e: LoadEvent) => void) | undefined } | null = null;
+  #avoidWebGpu = false;
+  #restarts = 0;
+  #failuresInARow = 0;
+  #gaveUp: JevError | null = null;
+  #terminated = false;
+
+  constructor(spawn: () => EngineInstance, options: SupervisorOptions = {}) {
+    this.#spawn = spawn;
+    this.#maxRestarts = options.maxRestarts ?? 3;
+    this.#onRestart = options.onRestart;
+    this.#instance = this.#start();
+    this.api = {
+      load: (options, onEvent) => {
+        this.#last = { options, onEvent };
+        return this.#guard(async (api) => {
+          const status = await api.load(this.#effective(options), onEvent);
+          this.#failuresInARow = 0;
+          return status;
+        });
+      },
+      status: () => this.#guard((api) => api.status()),
+      models: () => this.#guard((api) => api.models()),
+      decide: (body: unknown, call: CallHandle) => this.#guard((api) => api.decide(body, call)),
+      chat: (body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>) =>
+        this.#guard((api) => api.chat(body, call, onChunk)),
+      // A cancel never waits for a restart: the call it names died with its instance.
+      cancel: (callId: string) => this.#within(this.#instance, this.#instance.api.cancel(callId)).catch(() => undefined),
+      debug: (action: DebugAction) => this.drill(action),
+    };
+  }
+
+  /** Restarts so far. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /**
+   * Runs a fault drill on the live instance. A crash, or a device loss that applied, resolves
+   * once the supervisor has seen the death and begun the restart; false where the drill did
+   * not apply (no worker, no WebGPU device).
+   */
+  async drill(action: DebugAction): Promise<boolean> {
+    await this.#settled();
+    const instance = this.#instance;
+    let applied: boolean;
+    try {
+      applied = await this.#within(instance, instance.api.debug(action));
+    } catch (e) {
+      // The drill's own reply may lose the race against the death it caused.
+      if (JevError.is(e) && e.code === 'engine_unavailable' && this.#retired.has(instance)) return true;
+      throw e;
+    }
+    if (applied) await instance.died;
+    return applied;
+  }
+
+  /** Stops the engine for good: calls in flight and later ones reject with `engine_unavailable`. */
+  terminate(): void {
+    if (this.#terminated) return;
+    this.#terminated = true;
+    this.#retire(this.#instance, unavailable('The client was terminated.'));
+  }
+
+  /** Resolves once no restart is under way (a restart that begins meanwhile is waited for too). */
+  async #settled(): Promise<void> {
+    let ready: Promise<void>;
+    do {
+      ready = this.#ready;
+      await ready;
+    } while (ready !== this.#ready);
+  }
+
+  #start(): EngineInstance {
+    const instance = this.#spawn();
+    this.#pending.set(instance, new Set());
+    void instance.died.then((death) => this.#onDeath(instance, death));
+    return instance;
+  }
+
+  /** Waits out a restart, then runs `call` on the live instance, raced against its death. */
+  async #guard<T>(call: (api: EngineApi) => Promise<T>): Promise<T> {
+    if (this.#terminated) throw unavailable('The client was terminated.');
+    await this.#settled();
+    if (this.#terminated) throw unavailable('The client was terminated.');
+    if (this.#gaveUp) throw this.#gaveUp;
+    const instance = this.#instance;
+    return this.#within(instance, call(instance.api));
+  }
+
+  /** `promise`, or `engine_unavailable` as soon as `instance` dies. */
+  #within<T>(instance: EngineInstance, promise: Promise<T>): Promise<T> {
+    const pending = this.#pending.get(instance);
+    if (!pending || this.#retired.has(instance)) {
+      promise.catch(() => undefined);
+      return Promise.reject(unavailable('The engine restarted; send the request again.'));
+    }
+    return new Promise<T>((resolve, reject) => {
+      pending.add(reject);
+      promise.then(resolve, reject).finally(() => pending.delete(reject));
+    });
+  }
+
+  #retire(instance: EngineInstance, error: JevError): void {
+    if (this.#retired.has(instance)) return;
+    this.#retired.add(instance);
+    const pending = this.#pending.get(instance);
+    this.#pending.delete(instance);
+    instance.terminate();
+    for (const reject of pending ?? []) reject(error);
+  }
+
+  #effective(options: LoadOptions): LoadOptions {
+    return this.#avoidWebGpu && options.device === 'auto' ? { ...options, device: 'wasm' } : options;
+  }
+
+  #onDeath(instance: EngineInstance, death: EngineDeath): void {
+    if (instance !== this.#instance || this.#retired.has(instance) || this.#terminated) return;
+    this.#restarts += 1;
+    this.#failuresInARow += 1;
+    const lostGpu = death.type === 'device-lost';
+    if (lostGpu) this.#avoidWebGpu = true;
+    const reload = this.#last && { ...this.#last, options: lostGpu ? { ...this.#last.options, device: 'wasm' as const } : this.#effective(this.#last.options) };
+    const restarting = this.#failuresInARow <= this.#maxRestarts;
+    const where = reload && lostGpu ? ' on wasm' : '';
+    this.#retire(
+      instance,
+      unavailable(
+        restarting
+          ? `The engine stopped while serving this request (${death.message}); it restarted by itself${where}: send the request again.`
+          : `The engine stopped (${death.message}) ${this.#failuresInARow} times in a row and was not restarted again; reload the page.`,
+        death,
+      ),
+    );
+    if (!restarting) {
+      this.#gaveUp = unavailable(`The engine stopped ${this.#failuresInARow} times in a row (last: ${death.message}) and was not restarted again; reload the page.`, death);
+      return;
+    }
+    const next = this.#start();
+    this.#instance = next;
+    this.#ready = (async () => {
+      if (!reload) return;
+      if (lostGpu && reload.onEvent) reload.onEvent({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: death.message });
+      try {
+        await this.#within(next, next.api.load(reload.options, reload.onEvent));
+        if (this.#instance === next) this.#failuresInARow = 0;
+      } catch {
+        // A failed reload is the instance's state (calls then see its load error); a death
+        // during it is handled by #onDeath.
+      }
+    })();
+    this.#onRestart?.({ restarts: this.#restarts, death, device: reload?.options.device ?? null });
+  }
+}
+
+function unavailable(message: string, death?: EngineDeath): JevError {
+  return new JevError('engine_unavailable', message, { param: null, ...(death ? { details: { death: death.type } } : {}) });
+}
