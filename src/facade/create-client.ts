@@ -1,7 +1,9 @@
 import * as Comlink from 'comlink';
-import type { DeviceChoice, DtypeChoice, EngineApi, LoadEvent } from '../protocol/engine-api.ts';
+import type { DeviceChoice, DtypeChoice, LoadEvent } from '../protocol/engine-api.ts';
 import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import { clientForEngine } from './engine-client.ts';
+import { EngineSupervisor, type RestartEvent } from './engine-supervisor.ts';
+import { workerInstance } from './worker-instance.ts';
 import type { JevClient } from './jev-client.ts';
 import { DEFAULT_HOST, DEFAULT_MODEL } from './defaults.ts';
 import { createRemoteClient } from './remote-client.ts';
@@ -26,6 +28,11 @@ export interface ClientOptions {
   basePath?: string;
   /** Where onnxruntime-web's files are served; defaults to the `ort/` folder shipped with the library. */
   ortBase?: string;
+  /**
+   * Called when the engine's worker died (crash, or WebGPU device loss) and was restarted: the
+   * requests it held failed with `engine_unavailable`; the model is being reloaded.
+   */
+  onRestart?: (event: RestartEvent) => void;
 }
 
 /**
@@ -35,13 +42,18 @@ export interface ClientOptions {
 export function createClient(options: ClientOptions = {}): JevClient {
   if (options.baseURL) return createRemoteClient({ baseURL: options.baseURL, apiKey: options.apiKey });
   installErrorTransfer();
-  const worker = new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'jev-engine' });
-  const api = Comlink.wrap<EngineApi>(worker) as unknown as EngineApi;
+  // The engine's worker, restarted by the supervisor when it dies (docs/reliability.md).
+  const supervisor = new EngineSupervisor(
+    () => workerInstance(new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'jev-engine' })),
+    { onRestart: options.onRestart },
+  );
   return clientForEngine(
     {
-      api,
+      api: supervisor.api,
       wrapCallback: (fn) => Comlink.proxy(fn),
-      terminate: () => worker.terminate(),
+      terminate: () => supervisor.terminate(),
+      drill: (action) => supervisor.drill(action),
+      restarts: () => supervisor.restarts,
     },
     {
       model: options.model ?? DEFAULT_MODEL,

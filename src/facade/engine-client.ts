@@ -1,5 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk } from '../contract/index.ts';
-import type { CallHandle, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import type { CallHandle, DebugAction, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import { newCallId } from './call-id.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
 import { createHttpHandler, type HttpOptions } from '../http/http-handler.ts';
@@ -10,6 +10,9 @@ export interface EngineBinding {
   api: EngineApi;
   wrapCallback<F extends (...args: never[]) => unknown>(fn: F): F;
   terminate(): void;
+  /** Fault drills through the supervisor (which waits for the death it causes); else the engine's own. */
+  drill?(action: DebugAction): Promise<boolean>;
+  restarts?(): number;
 }
 
 /** Builds the client over an engine, in this thread or behind a worker. */
@@ -25,6 +28,7 @@ export function clientForEngine(
     current = { ...current, ...options };
     return api.load(current, progress ? binding.wrapCallback(progress) : undefined);
   };
+  const drill = (action: DebugAction) => (binding.drill ? binding.drill(action) : api.debug(action));
   const ready = load({});
   ready.catch(() => undefined); // surfaced through `client.ready` and every call
 
@@ -34,14 +38,19 @@ export function clientForEngine(
     handle: CallHandle = { id: newCallId() },
   ): Promise<T> {
     const signal = options?.signal;
-    signal?.throwIfAborted();
-    const onAbort = () => void api.cancel(handle.id);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      return await run(handle);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    if (signal?.aborted) throw abortError(signal);
+    const running = run(handle);
+    if (!signal) return running;
+    // Rejects at once on abort (a queued request is dropped by the engine and never runs; a
+    // running one stops at its next token), even if the engine never answers.
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        void api.cancel(handle.id).catch(() => undefined);
+        reject(abortError(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   const create = async (request: unknown, options?: CallOptions) => {
@@ -120,5 +129,17 @@ export function clientForEngine(
     load: (options, progress) => load(options, progress),
     status: () => api.status(),
     terminate: () => binding.terminate(),
+    debug: {
+      crashWorker: (mode = 'throw') => drill({ type: 'crash', mode }),
+      loseDevice: () => drill({ type: 'lose-device' }),
+      restarts: () => binding.restarts?.() ?? 0,
+    },
   };
+}
+
+/** The signal's reason where it is an AbortError, else an AbortError (the client's contract). */
+function abortError(signal: AbortSignal): unknown {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  return new DOMException('The request was aborted.', 'AbortError');
 }

@@ -1,6 +1,27 @@
 import type { ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
 import type { EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 
+/**
+ * Fault drills, safe in production (docs/reliability.md): each runs the recovery path a real
+ * fault would. Requests in flight fail with `engine_unavailable`; the engine restarts by itself.
+ */
+export interface EngineDebug {
+  /**
+   * Makes the engine's worker die: `throw` (default) an uncaught error, `exit` the worker closes
+   * itself. Resolves true once the supervisor has seen the death and begun the restart; false
+   * where there is no worker to crash (an in-process engine).
+   */
+  crashWorker(mode?: 'throw' | 'exit'): Promise<boolean>;
+  /**
+   * Destroys the WebGPU device the model runs on (`GPUDevice.destroy()` in the worker). Resolves
+   * true once the supervisor has seen the loss (the model then reloads on wasm); false when the
+   * model is not on WebGPU.
+   */
+  loseDevice(): Promise<boolean>;
+  /** Restarts of the engine since the client was made. */
+  restarts(): number;
+}
+
 export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
@@ -33,4 +54,6 @@ export interface JevClient {
   status(): Promise<EngineStatus>;
   /** Stops the engine's worker; the client cannot be used afterwards. */
   terminate(): void;
+  /** Fault drills; absent where no engine runs here (a remote client). */
+  debug?: EngineDebug;
 }

@@ -1,7 +1,8 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import OpenAI from 'openai';
 import { createTypeSafeAi } from '@ai-sdk/typesafe-ai';
-import { experimental_decide } from 'ai';
+import { experimental_decide, streamText } from 'ai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decisionResponseSchema, errorBodySchema, limits } from '../../src/contract/index.ts';
 import type { Engine } from '../../src/engine/engine.ts';
@@ -156,6 +157,18 @@ describe('the HTTP surface over client.fetch', () => {
     expect(answers['urgent'].probability).toBeCloseTo((direct.answers['urgent'] as any).noul, 9);
     expect(Object.keys(answers['team'].probabilities).sort()).toEqual(['billing', 'sales', 'tech']);
     expect(answers['mood'].score).toBeCloseTo((direct.answers['mood'] as any).score, 9);
+  });
+});
+
+describe('the AI SDK chat through an OpenAI-compatible provider', () => {
+  it('streams the same text as the endpoint, via client.fetch', async () => {
+    const { client } = await localClient(GENERATED, TINY);
+    const local = createOpenAICompatible({ name: 'jev', baseURL: `${ORIGIN}/v1`, fetch: client.fetch });
+    const result = streamText({ model: local.chatModel('jev'), prompt: 'Say something.', temperature: 0, maxOutputTokens: 12 });
+    let text = '';
+    for await (const part of result.textStream) text += part;
+    const direct = await (await post(client, '/v1/chat/completions', CHAT)).json();
+    expect(text).toBe(direct.choices[0].message.content);
   });
 });
 

@@ -1,0 +1,344 @@
+/// <reference lib="webworker" />
+/**
+ * This engine's side of the peer comparison, in a dedicated worker as the product runs it. One
+ * worker per (model, threads): onnxruntime-web fixes its wasm thread count when it first
+ * initialises, so a different thread count needs a fresh worker.
+ *
+ * Every timing is taken here with performance.now(), so the page ↔ worker hop is never measured.
+ * The measured loop is the engine's own (src/engine/chat.ts): LanguageModel.forward, then
+ * LanguageModel.logProbsAt (float64 log-softmax over the vocabulary), then the sampler (greedy).
+ * `profile()` is an instrumented copy of that loop that splits a step into its parts.
+ */
+import * as Comlink from 'comlink';
+import { AutoModelForCausalLM, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
+import { KvCache } from '../../../src/engine/kv-cache.ts';
+import { LanguageModel } from '../../../src/engine/language-model.ts';
+import { logSoftmax } from '../../../src/engine/log-softmax.ts';
+import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
+import { argmax, sampleToken, seededRandom } from '../../../src/engine/sampler.ts';
+
+/** Which onnxruntime-web wasm build to load: the engine ships `asyncify` (ORT_FILES). */
+export type OrtBuild = 'asyncify' | 'plain' | 'jspi';
+
+export interface EngineLoadOptions {
+  model: string;
+  threads: number;
+  ortBuild?: OrtBuild;
+  /** Extra onnxruntime session options (graphOptimizationLevel, executionMode, extra, …). */
+  sessionOptions?: Record<string, unknown>;
+  /** Load a different ONNX file of the same model folder (e.g. an experimental variant); default model.onnx. */
+  modelFileName?: string;
+}
+
+let lm: LanguageModel | null = null;
+
+function need(): LanguageModel {
+  if (!lm) throw new Error('engine worker: no model loaded');
+  return lm;
+}
+
+const ORT_SUFFIX: Record<OrtBuild, string> = { asyncify: '.asyncify', plain: '', jspi: '.jspi' };
+
+// ---- console.time/timeEnd capture: onnxruntime-web's own trace points (env.trace) land here.
+const traceTotals = new Map<string, number>();
+const traceStarts = new Map<string, number>();
+let capturing = false;
+const origTime = console.time.bind(console);
+const origTimeEnd = console.timeEnd.bind(console);
+console.time = (label?: string) => {
+  if (!capturing) return origTime(label);
+  traceStarts.set(label ?? 'default', performance.now());
+};
+console.timeEnd = (label?: string) => {
+  if (!capturing) return origTimeEnd(label);
+  const key = label ?? 'default';
+  const t0 = traceStarts.get(key);
+  if (t0 === undefined) return;
+  traceStarts.delete(key);
+  traceTotals.set(key, (traceTotals.get(key) ?? 0) + performance.now() - t0);
+};
+function traceSet(on: boolean): void {
+  const ort = env.backends.onnx as unknown as { trace?: boolean; wasm?: { trace?: boolean } };
+  ort.trace = on;
+  capturing = on;
+  traceTotals.clear();
+  traceStarts.clear();
+}
+function traceTake(): Record<string, number> {
+  const out = Object.fromEntries(traceTotals);
+  traceTotals.clear();
+  return out;
+}
+
+interface SessionLike {
+  run(feeds: Record<string, unknown>, options?: unknown): Promise<Record<string, unknown>>;
+}
+function decoderSession(m: LanguageModel): SessionLike {
+  const sessions = (m.model as unknown as { sessions: Record<string, SessionLike> }).sessions;
+  const s = sessions['model'] ?? sessions['decoder_model_merged'];
+  if (!s) throw new Error('no decoder session');
+  return s;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
+};
+
+const api = {
+  info() {
+    return {
+      crossOriginIsolated: self.crossOriginIsolated,
+      hardwareConcurrency: navigator.hardwareConcurrency,
+    };
+  },
+
+  /** Loads tokenizer + fp32 ONNX model on the wasm device with `threads` onnxruntime threads. */
+  async load(opts: EngineLoadOptions) {
+    const ortBase = new URL('/ort/', self.location.origin).href;
+    applyRuntimeConfig({ ortBase, localModelPath: '/models/', threads: opts.threads }, undefined);
+    const suffix = ORT_SUFFIX[opts.ortBuild ?? 'asyncify'];
+    const wasm = env.backends.onnx.wasm!;
+    wasm.wasmPaths = { mjs: `${ortBase}ort-wasm-simd-threaded${suffix}.mjs`, wasm: `${ortBase}ort-wasm-simd-threaded${suffix}.wasm` };
+    env.useBrowserCache = false;
+    const t0 = performance.now();
+    const tokenizer = await AutoTokenizer.from_pretrained(opts.model);
+    const model = await AutoModelForCausalLM.from_pretrained(opts.model, {
+      device: 'wasm',
+      dtype: 'fp32',
+      ...(opts.modelFileName ? { model_file_name: opts.modelFileName } : {}),
+      ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}),
+    } as never);
+    lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', 'fp32');
+    return {
+      ms: performance.now() - t0,
+      threads: wasm.numThreads,
+      crossOriginIsolated: self.crossOriginIsolated,
+      contextLength: lm.contextLength,
+      vocabSize: lm.vocabSize,
+      kvInputs: lm.kvInputs.length,
+    };
+  },
+
+  encode(text: string, addSpecialTokens: boolean): number[] {
+    return need().encode(text, addSpecialTokens);
+  },
+
+  decode(ids: number[]): string {
+    return need().tokenizer.decode(ids, { skip_special_tokens: false });
+  },
+
+  /** A prompt of exactly `n` token ids: `text` repeated as often as needed, then cut. */
+  promptIds(text: string, n: number, addSpecialTokens: boolean): number[] {
+    const m = need();
+    let t = text;
+    let ids = m.encode(t, addSpecialTokens);
+    while (ids.length < n) {
+      t += ` ${text}`;
+      ids = m.encode(t, addSpecialTokens);
+    }
+    return ids.slice(0, n);
+  },
+
+  /**
+   * Greedy continuation by the engine's loop, `steps` tokens; `banned` ids are never chosen (mirrors
+   * llama.cpp's ignore_eos, which biases end-of-generation tokens to -inf for sampling only).
+   * Per step: the chosen token, its log-prob, and the top-k (id, log-prob) over the full vocabulary.
+   */
+  async greedy(ids: number[], steps: number, banned: number[] = [], topK = 10) {
+    const m = need();
+    const ban = new Set(banned);
+    let pass = await m.forward(ids, m.emptyCache(), 1);
+    let cache = pass.cache;
+    const out: { token: number; logprob: number; top: [number, number][] }[] = [];
+    try {
+      for (let s = 0; s < steps; s++) {
+        const logp = LanguageModel.logProbsAt(pass.logits, -1);
+        pass.logits.dispose();
+        let best = -1;
+        for (let i = 0; i < logp.length; i++) if (!ban.has(i) && (best < 0 || logp[i]! > logp[best]!)) best = i;
+        const order = Array.from(logp.keys()).sort((a, b) => logp[b]! - logp[a]! || a - b).slice(0, topK);
+        out.push({ token: best, logprob: logp[best]!, top: order.map((i) => [i, logp[i]!]) });
+        if (s + 1 === steps) break;
+        pass = await m.forward([best], cache, 1);
+        cache.dispose();
+        cache = pass.cache;
+      }
+    } finally {
+      cache.dispose();
+    }
+    return out;
+  },
+
+  /**
+   * The peer measurement: prefill `ids` (one forward pass, then the engine's log-softmax and the
+   * greedy pick), then decode until `tokens` tokens exist (tokens − 1 single-token passes, each
+   * followed by log-softmax and the pick), exactly as src/engine/chat.ts does per token.
+   */
+  async bench(ids: number[], tokens: number) {
+    const m = need();
+    const t0 = performance.now();
+    let pass = await m.forward(ids, m.emptyCache(), 1);
+    let token = argmax(LanguageModel.logProbsAt(pass.logits, -1));
+    pass.logits.dispose();
+    const t1 = performance.now();
+    let cache = pass.cache;
+    const stepMs: number[] = [];
+    const generated = [token];
+    try {
+      while (generated.length < tokens) {
+        const s0 = performance.now();
+        pass = await m.forward([token], cache, 1);
+        cache.dispose();
+        cache = pass.cache;
+        token = argmax(LanguageModel.logProbsAt(pass.logits, -1));
+        pass.logits.dispose();
+        generated.push(token);
+        stepMs.push(performance.now() - s0);
+      }
+    } finally {
+      cache.dispose();
+    }
+    const t2 = performance.now();
+    const decodeSteps = tokens - 1;
+    return {
+      prompt_tokens: ids.length,
+      prefill_ms: t1 - t0,
+      decode_ms: t2 - t1,
+      decode_steps: decodeSteps,
+      prefill_tps: (ids.length * 1000) / (t1 - t0),
+      decode_tps: (decodeSteps * 1000) / (t2 - t1),
+      step_ms_median: median(stepMs),
+      generated,
+    };
+  },
+
+  /**
+   * Per-token profile: an instrumented copy of the decode loop after prefilling `ids`.
+   * Each of `steps` decode steps is split into:
+   *   inputs      building input_ids / attention_mask / position_ids tensors (JS)
+   *   tjs_pre     transformers.js before session.run (validation, feeds)      = forward − run − tjs_post
+   *   run         onnxruntime-web InferenceSession.run, of which (env.trace, when `trace`):
+   *                 copy_in   malloc + HEAPU8.set of every input (the whole KV cache, every step)
+   *                 copy_out  new TypedArray + copy of every output out of wasm memory (KV + logits)
+   *                 compute   the rest: the graph, including the in-graph KV Concat
+   *   tjs_post    wrapping outputs into transformers.js Tensors
+   *   cache       collecting present.* into a KvCache + disposing the previous one
+   *   logsoftmax  LanguageModel.logProbsAt: float64 log-softmax over the vocabulary (JS)
+   *   sample      greedy argmax (JS)
+   * Also measured once on the last step's distribution: the sampler at temperature 0.7, top_p 0.9.
+   */
+  async profile(ids: number[], steps: number, trace: boolean) {
+    const m = need();
+    const session = decoderSession(m);
+    const origRun = session.run.bind(session);
+    let runMs = 0;
+    let runEnd = 0;
+    session.run = async (feeds, options) => {
+      const r0 = performance.now();
+      const out = await origRun(feeds, options);
+      runEnd = performance.now();
+      runMs = runEnd - r0;
+      return out;
+    };
+    const rows: Record<string, number>[] = [];
+    let pass = await m.forward(ids, m.emptyCache(), 1);
+    let token = argmax(LanguageModel.logProbsAt(pass.logits, -1));
+    pass.logits.dispose();
+    let cache = pass.cache;
+    let lastLogp: Float64Array | null = null;
+    traceSet(trace);
+    try {
+      for (let s = 0; s < steps; s++) {
+        const past = cache.length;
+        const total = past + 1;
+        const a = performance.now();
+        const inputs: Record<string, Tensor> = {
+          input_ids: new Tensor('int64', BigInt64Array.from([BigInt(token)]), [1, 1]),
+          attention_mask: new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
+          position_ids: new Tensor('int64', BigInt64Array.from([BigInt(past)]), [1, 1]),
+        };
+        const b = performance.now();
+        const outputs = (await m.model.forward({ ...inputs, past_key_values: cache.tensors })) as Record<string, Tensor>;
+        const c = performance.now();
+        for (const t of Object.values(inputs)) t.dispose();
+        const present: Record<string, Tensor> = Object.create(null);
+        let logits: Tensor | undefined;
+        for (const [name, t] of Object.entries(outputs)) {
+          if (name === 'logits') logits = t;
+          else if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = t;
+          else t.dispose();
+        }
+        cache.dispose();
+        cache = new KvCache(present, total);
+        const d = performance.now();
+        const logp = LanguageModel.logProbsAt(logits!, -1);
+        logits!.dispose();
+        const e = performance.now();
+        token = argmax(logp);
+        const f = performance.now();
+        lastLogp = logp;
+        const tr = traceTake();
+        const copyIn = tr['ORT::wasm prepareInputOutputTensor'] ?? NaN;
+        const copyOut = tr['ORT::wasm ProcessOutputTensor'] ?? NaN;
+        rows.push({
+          past,
+          total: f - a,
+          inputs: b - a,
+          forward: c - b,
+          run: runMs,
+          tjs_post: c - runEnd,
+          tjs_pre: c - b - runMs - (c - runEnd),
+          copy_in: copyIn,
+          copy_out: copyOut,
+          compute: runMs - copyIn - copyOut,
+          cache: d - c,
+          logsoftmax: e - d,
+          sample: f - e,
+        });
+      }
+    } finally {
+      traceSet(false);
+      session.run = origRun;
+      cache.dispose();
+    }
+    // the non-greedy sampler (chat with temperature > 0) on one real distribution
+    const random = seededRandom(1);
+    const sampleMs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const s0 = performance.now();
+      sampleToken(lastLogp!, { temperature: 0.7, topP: 0.9 }, random);
+      sampleMs.push(performance.now() - s0);
+    }
+    const kvBytesPerToken = m.kvInputs.length * (m.kvInputs[0]?.dims[1] ?? 0) * (m.kvInputs[0]?.dims[3] ?? 0) * 4;
+    return { rows, sampler_t07_ms: median(sampleMs), kvBytesPerToken, vocab: lastLogp!.length };
+  },
+
+  /** Cost of the JS work alone, on synthetic data: log-softmax and argmax over `vocab` floats. */
+  jsCosts(vocab: number, reps = 20) {
+    const row = new Float32Array(vocab);
+    for (let i = 0; i < vocab; i++) row[i] = Math.sin(i * 12.9898) * 3;
+    const ls: number[] = [];
+    const am: number[] = [];
+    let sink = 0;
+    for (let r = 0; r < reps; r++) {
+      const a = performance.now();
+      const lp = logSoftmax(row, 0, vocab);
+      const b = performance.now();
+      sink += argmax(lp);
+      const c = performance.now();
+      ls.push(b - a);
+      am.push(c - b);
+    }
+    return { logsoftmax_ms: median(ls), argmax_ms: median(am), sink };
+  },
+
+  async dispose() {
+    await lm?.dispose();
+    lm = null;
+  },
+};
+
+export type EngineWorkerApi = typeof api;
+Comlink.expose(api);
