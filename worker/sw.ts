@@ -2,7 +2,8 @@
 // Entry of the service worker: the HTTP surface's relay first (it answers only the endpoints),
 // then the precache of the app shell and onnxruntime-web's files. Wiring only.
 import { clientsClaim } from 'workbox-core';
-import { cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
+import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
+import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { installServiceWorkerRelay } from '../src/http/sw-relay.ts';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
@@ -10,6 +11,8 @@ declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url:
 installServiceWorkerRelay(self);
 precacheAndRoute(self.__WB_MANIFEST);
 cleanupOutdatedCaches();
+// The page takes its settings from the query (?model=…&host=…): every navigation gets the shell.
+registerRoute(new NavigationRoute(createHandlerBoundToURL('index.html')));
 clientsClaim();
 // A new version waits until the page accepts it (the update flow), never half-old, half-new.
 self.addEventListener('message', (event) => {

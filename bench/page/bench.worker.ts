@@ -8,6 +8,7 @@
 import * as Comlink from 'comlink';
 import { Tensor, TextGenerationPipeline, TextStreamer, env } from '@huggingface/transformers';
 import type { ChatCompletionChunk, Question } from '../../src/contract/index.ts';
+import { chatPromptIds } from '../../src/engine/chat-prompt.ts';
 import { promptFrame, questionBlock } from '../../src/engine/decision-prompt.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import type { LanguageModel } from '../../src/engine/language-model.ts';
@@ -36,6 +37,8 @@ const setups = new Map<string, DecisionSetup>();
 
 /** Time spent inside LanguageModel.forward (the onnxruntime run and its tensor copies). */
 let forwardMs = 0;
+/** When set, each forward pass appends [tokens fed, past length, ms]. */
+let trace: [number, number, number][] | null = null;
 function timeForwards(m: LanguageModel): void {
   const forward = m.forward.bind(m);
   m.forward = async (...args: Parameters<LanguageModel['forward']>) => {
@@ -43,7 +46,9 @@ function timeForwards(m: LanguageModel): void {
     try {
       return await forward(...args);
     } finally {
-      forwardMs += performance.now() - t0;
+      const dt = performance.now() - t0;
+      forwardMs += dt;
+      trace?.push([args[0].length, args[1].length, Math.round(dt)]);
     }
   };
 }
@@ -51,6 +56,14 @@ function timeForwards(m: LanguageModel): void {
 function need(): LanguageModel {
   if (!lm) throw new Error('no model loaded');
   return lm;
+}
+
+type Message = { role: 'system' | 'user' | 'assistant'; content: string };
+
+/** The transcript chat-prompt.ts writes for a model without a chat template. */
+function plainTranscript(messages: readonly Message[]): string {
+  const parts = messages.map((m) => (m.role === 'system' ? `${m.content}\n\n` : `${m.role === 'user' ? 'User' : 'Assistant'}: ${m.content}\n`));
+  return parts.join('') + 'Assistant:';
 }
 
 const api = {
@@ -131,14 +144,16 @@ const api = {
     const fed0 = m.tokensFed;
     const calls0 = m.forwardCalls;
     const f0 = forwardMs;
+    const passTrace: [number, number, number][] = [];
+    trace = passTrace;
     const t0 = performance.now();
-    const res = await engine!.decide({ model: 'jev', state: s.state, questions }, call());
+    const res = await engine!.decide({ model: 'jev', state: s.state, questions }, call()).finally(() => (trace = null));
     const ms = performance.now() - t0;
     const forward_ms = forwardMs - f0;
     const probs = Object.values(res.answers).map((a) =>
       a.type === 'noul' ? { true: a.noul, false: 1 - a.noul } : (a.probabilities as Record<string, number>),
     );
-    return { ms, forward_ms, tokens: m.tokensFed - fed0, passes: m.forwardCalls - calls0, probs };
+    return { ms, forward_ms, tokens: m.tokensFed - fed0, passes: m.forwardCalls - calls0, probs, trace: passTrace };
   },
 
   /**
@@ -148,13 +163,15 @@ const api = {
   async naiveDecision(key: string, q: number) {
     const m = need();
     const s = setups.get(key)!;
-    const t0 = performance.now();
-    let tokens = 0;
     let forward_ms = 0;
+    /** Per question: elapsed time since the start after it, and its prompt tokens. */
+    const cumulative_ms: number[] = [];
+    const tokens: number[] = [];
     const probs: Record<string, number>[] = [];
+    const t0 = performance.now();
     for (const n of s.naive.slice(0, q)) {
       const inputs = m.tokenizer(n.text, { add_special_tokens: s.addSpecialTokens }) as unknown as Record<string, Tensor>;
-      tokens += inputs['input_ids']!.dims.at(-1)!;
+      tokens.push(inputs['input_ids']!.dims.at(-1)!);
       const f0 = performance.now();
       const out = (await m.model(inputs)) as unknown as { logits: Tensor };
       forward_ms += performance.now() - f0;
@@ -170,9 +187,9 @@ const api = {
       const total = Object.values(mass).reduce((a, b) => a + b, 0);
       for (const a of n.answers) mass[a]! /= total;
       probs.push(mass);
+      cumulative_ms.push(performance.now() - t0);
     }
-    const ms = performance.now() - t0;
-    return { ms, forward_ms, tokens, passes: q, probs, sameContext: s.naive.slice(0, q).map((n) => n.sameContext) };
+    return { ms: performance.now() - t0, forward_ms, cumulative_ms, tokens, probs, sameContext: s.naive.slice(0, q).map((n) => n.sameContext) };
   },
 
   /** A user message of about `tokens` tokens (its own text, without the template). */
@@ -204,7 +221,7 @@ const api = {
       tokens: n,
       decode_tps: n > 1 && end > first ? ((n - 1) * 1000) / (end - first) : null,
       prompt_tokens: res.usage.prompt_tokens,
-      cached_tokens: res.usage.prompt_tokens_details.cached_tokens,
+      cached_tokens: res.usage.prompt_tokens_details?.cached_tokens ?? 0,
       chunks,
       text: res.choices[0]!.message.content,
     };
@@ -224,25 +241,26 @@ const api = {
         n++;
       },
     });
+    // Chat models get the messages (the pipeline applies the template); a model without a
+    // template gets the same plain transcript the engine writes (src/engine/chat-prompt.ts).
+    const template = (m.tokenizer as unknown as { chat_template?: unknown }).chat_template;
+    const input = typeof template === 'string' && template ? messages : plainTranscript(messages);
+    const extra = typeof input === 'string' ? { add_special_tokens: true } : {};
     const t0 = performance.now();
-    const out = (await pipe(messages as never, { max_new_tokens: maxNew, do_sample: false, streamer } as never)) as unknown as {
+    const out = (await pipe(input as never, { max_new_tokens: maxNew, do_sample: false, streamer, return_full_text: false, ...extra } as never)) as unknown as {
       generated_text: { role: string; content: string }[] | string;
     }[];
     const end = performance.now();
     if (first < 0) first = end;
     const g = out[0]!.generated_text;
     const text = Array.isArray(g) ? (g.at(-1)?.content ?? '') : g;
-    const prompt = (m.tokenizer.apply_chat_template as unknown as (...a: unknown[]) => number[] | { dims: number[] })(messages, {
-      tokenize: true,
-      add_generation_prompt: true,
-      return_tensor: false,
-    });
+    const prompt = chatPromptIds(m, messages as never);
     return {
       ttft_ms: first - t0,
       total_ms: end - t0,
       tokens: n,
       decode_tps: n > 1 && end > first ? ((n - 1) * 1000) / (end - first) : null,
-      prompt_tokens: Array.isArray(prompt) ? prompt.length : null,
+      prompt_tokens: prompt.length,
       text,
     };
   },
@@ -254,7 +272,7 @@ const api = {
     return {
       ms: performance.now() - t0,
       prompt_tokens: res.usage.prompt_tokens,
-      cached_tokens: res.usage.prompt_tokens_details.cached_tokens,
+      cached_tokens: res.usage.prompt_tokens_details?.cached_tokens ?? 0,
     };
   },
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { type Plugin, defineConfig } from 'vite';
+import { ortUrlRewrite } from '../../build/ort-files.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -29,7 +30,7 @@ export default defineConfig({
   root: resolve(import.meta.dirname, 'page'),
   base: '/',
   logLevel: 'warn',
-  plugins: [runtimeFiles()],
+  plugins: [runtimeFiles(), ortUrlRewrite()],
   worker: { format: 'es' },
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),

@@ -38,8 +38,8 @@ const Qs = (process.argv[5] ?? '1,4').split(',').map(Number);
 const setup = await call('setupDecisions', 'a', S, 1);
 console.log(JSON.stringify(setup));
 for (const q of Qs) {
-  console.log('engine', JSON.stringify(await call('engineDecision', 'a', q)).slice(0, 300));
-  console.log('naive', JSON.stringify(await call('naiveDecision', 'a', q)).slice(0, 300));
+  { const r: any = await call('engineDecision', 'a', q); console.log('engine', r.ms, r.tokens, JSON.stringify(r.trace)); }
+  { const r: any = await call('naiveDecision', 'a', q); console.log('naive', r.ms, r.tokens); }
 }
 await heap();
 await ctx.close(); await site.close(); await mirror.close();

@@ -19,6 +19,7 @@ import { modelVersion } from './model-version.ts';
 import { PriorCache } from './prior-cache.ts';
 import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './runtime-env.ts';
 import { TaskQueue } from './task-queue.ts';
+import { MODEL_CACHE } from './integrity-cache.ts';
 import { webgpuDevice, type GpuDeviceLike } from './webgpu-device.ts';
 
 export interface EngineConfig {
@@ -83,7 +84,7 @@ export class Engine implements EngineApi {
 
   async #load(options: LoadOptions, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
     applyRuntimeConfig({ ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}) }, options.host);
-    const source = this.#config.source?.(options) ?? httpSource(options);
+    const source = this.#config.source?.(options) ?? httpSource(options, this.#config.runtime.modelCache ? MODEL_CACHE : null);
     let resolved = await resolveDevice(options.device, this.#config.isNode ?? false);
     let lm: LanguageModel;
     try {
@@ -198,10 +199,15 @@ export class Engine implements EngineApi {
   }
 }
 
-function httpSource(options: LoadOptions): ModelSource {
+/** Asks the host whether the model offers a file; a file already in the model cache counts (offline). */
+function httpSource(options: LoadOptions, cacheName: string | null): ModelSource {
   const base = `${options.host.replace(/\/$/, '')}/${options.model}/resolve/main/onnx/`;
   return {
     async has(file) {
+      if (cacheName && typeof caches !== 'undefined') {
+        const cached = await caches.open(cacheName).then((c) => c.match(base + file)).catch(() => undefined);
+        if (cached) return true;
+      }
       const res = await fetch(base + file, { method: 'HEAD' }).catch(() => null);
       return !!res?.ok;
     },

@@ -1,4 +1,5 @@
 import { env } from '@huggingface/transformers';
+import type { IntegrityCache } from './integrity-cache.ts';
 
 /** Where the engine finds its files. One typed object, applied to transformers.js' `env` in one place. */
 export interface RuntimeConfig {
@@ -8,6 +9,8 @@ export interface RuntimeConfig {
   localModelPath?: string | undefined;
   /** wasm threads; defaults to navigator.hardwareConcurrency where the page is cross-origin isolated. */
   threads?: number | undefined;
+  /** The model-file cache (browser): the Cache API with size and hash checks. */
+  modelCache?: IntegrityCache | undefined;
 }
 
 export const ORT_FILES = {
@@ -22,6 +25,10 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
   if (host) {
     env.remoteHost = host.endsWith('/') ? host : `${host}/`;
     env.remotePathTemplate = '{model}/resolve/{revision}/';
+  }
+  if (config.modelCache) {
+    env.useCustomCache = true;
+    env.customCache = config.modelCache as unknown as typeof env.customCache;
   }
   const wasm = env.backends.onnx?.wasm;
   if (wasm) {

@@ -191,6 +191,8 @@ export class EngineSupervisor {
       this.#gaveUp = unavailable(`The engine stopped ${this.#failuresInARow} times in a row (last: ${death.message}) and was not restarted again; reload the page.`, death);
       return;
     }
+    // Later restarts reload what this one loads (wasm stays wasm once the device is gone).
+    if (reload) this.#last = reload;
     const next = this.#start();
     this.#instance = next;
     this.#ready = (async () => {

@@ -37,27 +37,59 @@ async function relay(sw: ServiceWorkerGlobalScope, event: FetchEvent): Promise<R
   const windows = await sw.clients.matchAll({ type: 'window' });
   const candidates = [own, ...windows.filter((w) => w.id !== own?.id)].filter((c): c is Client => !!c);
   for (const client of candidates) {
-    const response = await relayTo(client, message, request.signal);
+    const response = await relayTo(sw, client, message, request.signal);
     if (response) return response;
   }
   return errorResponse(new JevError('engine_unavailable', 'No open page of this origin hosts the engine; open the app and retry.', { param: null }));
 }
 
-/** The response from one page, or null when it does not acknowledge (no engine there). */
-function relayTo(client: Client, message: RelayRequest, signal: AbortSignal): Promise<Response | null> {
+/** How often a relay checks that its page is still open, where the port's `close` event is missing. */
+const WATCH_MS = 1000;
+
+/**
+ * The response from one page, or null when it does not acknowledge (no engine there) or closes
+ * before it answers (the next page is then tried). A page that closes while its response streams
+ * ends that response: an event-stream with a last `engine_unavailable` error event, any other
+ * body with an error.
+ */
+function relayTo(sw: ServiceWorkerGlobalScope, client: Client, message: RelayRequest, signal: AbortSignal): Promise<Response | null> {
   const channel = new MessageChannel();
   const port = channel.port1;
   return new Promise<Response | null>((resolve) => {
-    const timer = setTimeout(() => {
+    let finished = false;
+    let stream = false;
+    const finish = () => {
+      finished = true;
+      clearTimeout(timer);
+      clearInterval(watch);
       port.close();
+    };
+    const timer = setTimeout(() => {
+      finish();
       resolve(null);
     }, ACK_MS);
     let body: ReadableStreamDefaultController<Uint8Array> | null = null;
     const cancel = () => {
+      if (finished) return;
       const msg: RelayCancel = { type: 'cancel' };
       port.postMessage(msg);
-      port.close();
+      finish();
     };
+    // The page went away (closed, crashed, navigated) before it finished answering.
+    const gone = () => {
+      if (finished) return;
+      finish();
+      if (!body) return resolve(null);
+      const error = new JevError('engine_unavailable', 'The page that hosted the engine closed while answering; retry the request.', { param: null });
+      if (stream) {
+        body.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(error.toBody())}\n\n`));
+        body.close();
+      } else {
+        body.error(error);
+      }
+    };
+    port.addEventListener('close', gone);
+    const watch = setInterval(() => void sw.clients.get(client.id).then((c) => c || gone(), () => undefined), WATCH_MS);
     signal.addEventListener('abort', cancel, { once: true });
     port.onmessage = (e: MessageEvent<RelayReply>) => {
       const reply = e.data;
@@ -66,6 +98,7 @@ function relayTo(client: Client, message: RelayRequest, signal: AbortSignal): Pr
           clearTimeout(timer);
           break;
         case 'head':
+          stream = reply.headers.some(([k, v]) => k.toLowerCase() === 'content-type' && v.startsWith('text/event-stream'));
           resolve(
             new Response(
               new ReadableStream<Uint8Array>({
@@ -81,11 +114,11 @@ function relayTo(client: Client, message: RelayRequest, signal: AbortSignal): Pr
           break;
         case 'end':
           body?.close();
-          port.close();
+          finish();
           break;
         case 'error':
           body?.error(new Error(reply.message));
-          port.close();
+          finish();
           break;
         default: {
           const never: never = reply;

@@ -17,7 +17,7 @@ function Confidence({ value }: { value: number }) {
 function headline(answer: Answer): string {
   switch (answer.type) {
     case 'noul':
-      return `${answer.noul >= 0.5 ? 'true' : 'false'} · ${formatPercent(answer.noul)} true`;
+      return `${answer.noul >= 0.5 ? 'true' : 'false'} · ${formatPercent(Math.max(answer.noul, 1 - answer.noul))}`;
     case 'choice':
       return answer.choice;
     case 'score':

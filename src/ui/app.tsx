@@ -1,3 +1,4 @@
+import type { Signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
 import type { JevClient } from '../facade/jev-client.ts';
 import { ChatPanel } from './chat-panel.tsx';
@@ -9,6 +10,7 @@ import type { EngineState } from './engine-state.ts';
 import type { LoadProgress } from './load-progress.ts';
 import { ModelPanel } from './model-panel.tsx';
 import { Tabs } from './tabs.tsx';
+import { UpdateBanner } from './update-banner.tsx';
 import { probeWebGpu, type WebGpuSupport } from './webgpu-probe.ts';
 import './app.css';
 
@@ -18,10 +20,12 @@ export interface AppProps {
   progress: LoadProgress;
   decision: DecisionDraft;
   chat: ChatStore;
+  /** Set when a new version of the page waits; calling it switches. */
+  update: Signal<(() => void) | null>;
 }
 
 /** The playground: the model on one side; decisions and chat on the other. */
-export function App({ client, engine, progress, decision, chat }: AppProps) {
+export function App({ client, engine, progress, decision, chat, update }: AppProps) {
   const [webgpu, setWebgpu] = useState<WebGpuSupport | null>(null);
   useEffect(() => {
     probeWebGpu().then(setWebgpu, () => setWebgpu({ kind: 'no-adapter' }));
@@ -32,6 +36,7 @@ export function App({ client, engine, progress, decision, chat }: AppProps) {
       <a class="skip-link" href="#workspace">
         Skip to decisions and chat
       </a>
+      <UpdateBanner update={update} />
       <header class="site-header">
         <div class="brand">
           <span class="logo" aria-hidden="true">

@@ -88,6 +88,7 @@ export function ChatPanel({ client, store }: { client: JevClient; store: ChatSto
   };
   const onKey = (e: KeyboardEvent) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) void send(e);
+    else if (e.key === 'Escape' && streaming) stop();
   };
 
   return (
@@ -132,7 +133,7 @@ export function ChatPanel({ client, store }: { client: JevClient; store: ChatSto
         )}
       </form>
       <p class="hint" id="chat-input-hint">
-        Enter sends · Shift+Enter starts a new line
+        Enter sends · Shift+Enter starts a new line · Esc stops a reply
       </p>
       <FieldError id="chat-input-error" message={errors.composer} />
       <p role="status" class="muted small-text" data-testid="chat-status">

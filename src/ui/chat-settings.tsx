@@ -31,7 +31,8 @@ interface Props {
 export function ChatSettingsForm({ settings, errors, onChange }: Props) {
   const set = (change: Partial<ChatSettings>) => onChange({ ...settings, ...change });
   const hasError = Object.values(errors).some(Boolean);
-  const [open, setOpen] = useState(true);
+  // Open where there is room; on a phone the conversation comes first.
+  const [open, setOpen] = useState(() => matchMedia('(min-width: 700px)').matches);
   // An error about a setting must be seen: open the settings where it is.
   useEffect(() => {
     if (hasError) setOpen(true);

@@ -6,6 +6,7 @@ import { fromProblems, noErrors, placeError, type DecisionErrors } from './decis
 import { DecisionResults, type DecisionRun } from './decision-results.tsx';
 import { errorInfo, isAbort } from './error-info.ts';
 import { FieldError } from './field-error.tsx';
+import { formatMs } from './format.ts';
 import { PresetBar } from './preset-bar.tsx';
 import type { DecisionPreset } from './presets.ts';
 import { fromQuestions, toQuestions, type QuestionDraft } from './question-draft.ts';
@@ -70,7 +71,10 @@ export function DecisionPanel({ client, draft }: Props) {
     const started = performance.now();
     try {
       const response = await client.decisions.create(sent, { signal: abort.signal });
-      setRun({ request: sent, response, latencyMs: performance.now() - started });
+      const latencyMs = performance.now() - started;
+      setRun({ request: sent, response, latencyMs });
+      const n = Object.keys(response.answers).length;
+      setNotice(`${n} answer${n === 1 ? '' : 's'} in ${formatMs(latencyMs)}.`);
     } catch (err) {
       if (isAbort(err)) setNotice('Cancelled.');
       else {
@@ -141,7 +145,7 @@ export function DecisionPanel({ client, draft }: Props) {
         />
       </form>
       {run && (
-        <div class="panel" aria-live="polite">
+        <div class="panel">
           <DecisionResults run={run} />
         </div>
       )}

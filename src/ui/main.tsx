@@ -1,8 +1,10 @@
 // Entry of the playground: builds the client from the page's parameters, exposes it as
-// `window.jev`, and mounts the UI. Nothing else happens here.
+// `window.jev`, serves the HTTP surface on this origin, and mounts the UI. Nothing else.
+import { signal } from '@preact/signals';
 import { render } from 'preact';
 import { createClient } from '../facade/create-client.ts';
 import type { JevClient } from '../facade/jev-client.ts';
+import { serveHttp } from '../facade/serve-http.ts';
 import { App } from './app.tsx';
 import { createChatStore } from './chat-store.ts';
 import { createDecisionDraft } from './decision-draft.ts';
@@ -21,8 +23,19 @@ const progress = createLoadProgress();
 const client = createClient({ ...params, onProgress: (e) => progress.push(e) });
 window.jev = client;
 const engine = createEngineState(client, params, progress, (target) => history.replaceState(history.state, '', withParams(location.href, target)));
+const update = signal<(() => void) | null>(null);
+// The HTTP surface on this origin (CONTRACT §3): the service worker relays to this page's engine.
+// It also precaches the app for offline use; a new version waits until the user applies it
+// (the banner's button; the `jev-update` event carries the same function for other listeners).
+void serveHttp(client, {
+  serviceWorkerUrl: `${import.meta.env.BASE_URL}sw.js`,
+  onUpdate: (apply) => {
+    update.value = apply;
+    window.dispatchEvent(new CustomEvent('jev-update', { detail: apply }));
+  },
+}).catch((e) => console.warn('HTTP surface unavailable:', e));
 
 render(
-  <App client={client} engine={engine} progress={progress} decision={createDecisionDraft()} chat={createChatStore()} />,
+  <App client={client} engine={engine} progress={progress} decision={createDecisionDraft()} chat={createChatStore()} update={update} />,
   document.getElementById('app')!,
 );

@@ -16,6 +16,7 @@ import { LanguageModel } from '../../../src/engine/language-model.ts';
 import { logSoftmax } from '../../../src/engine/log-softmax.ts';
 import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
 import { argmax, sampleToken, seededRandom } from '../../../src/engine/sampler.ts';
+import { fastSampleToken } from './fast-sampler.ts';
 
 /** Which onnxruntime-web wasm build to load: the engine ships `asyncify` (ORT_FILES). */
 export type OrtBuild = 'asyncify' | 'plain' | 'jspi';
@@ -28,9 +29,13 @@ export interface EngineLoadOptions {
   sessionOptions?: Record<string, unknown>;
   /** Load a different ONNX file of the same model folder (e.g. an experimental variant); default model.onnx. */
   modelFileName?: string;
+  /** Default fp32 (the peer's weights); 'q8' is the engine's own first choice on wasm. */
+  dtype?: 'fp32' | 'q8';
 }
 
 let lm: LanguageModel | null = null;
+/** The last distribution profile() saw, for samplerCheck(). */
+let lastDistribution: Float64Array | null = null;
 
 function need(): LanguageModel {
   if (!lm) throw new Error('engine worker: no model loaded');
@@ -58,8 +63,10 @@ console.timeEnd = (label?: string) => {
   traceTotals.set(key, (traceTotals.get(key) ?? 0) + performance.now() - t0);
 };
 function traceSet(on: boolean): void {
-  const ort = env.backends.onnx as unknown as { trace?: boolean; wasm?: { trace?: boolean } };
-  ort.trace = on;
+  // transformers.js exposes a shallow copy of onnxruntime's env; its `wasm` object is shared, and
+  // onnxruntime reads env.wasm.trace while env.trace is unset
+  const wasm = env.backends.onnx.wasm as unknown as { trace?: boolean };
+  wasm.trace = on;
   capturing = on;
   traceTotals.clear();
   traceStarts.clear();
@@ -106,11 +113,11 @@ const api = {
     const tokenizer = await AutoTokenizer.from_pretrained(opts.model);
     const model = await AutoModelForCausalLM.from_pretrained(opts.model, {
       device: 'wasm',
-      dtype: 'fp32',
+      dtype: opts.dtype ?? 'fp32',
       ...(opts.modelFileName ? { model_file_name: opts.modelFileName } : {}),
       ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}),
     } as never);
-    lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', 'fp32');
+    lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
     return {
       ms: performance.now() - t0,
       threads: wasm.numThreads,
@@ -127,6 +134,39 @@ const api = {
 
   decode(ids: number[]): string {
     return need().tokenizer.decode(ids, { skip_special_tokens: false });
+  },
+
+  /**
+   * Ids whose text alone is not valid UTF-8 (byte-level pieces of a multi-byte character). llama.cpp's
+   * server (in wllama 3.8.1) throws when such a piece appears among the logprobs it returns.
+   */
+  partialUtf8Ids(): number[] {
+    const m = need();
+    const out: number[] = [];
+    for (let id = 0; id < m.vocabSize; id++) {
+      if (m.tokenizer.decode([id], { skip_special_tokens: false }).includes('\uFFFD')) out.push(id);
+    }
+    return out;
+  },
+
+  /**
+   * The longest prefix (in words) of `text` repeated, whose tokenization has at most `n` tokens: a
+   * prompt both runtimes get as the same text (wllama takes prompts as text only).
+   */
+  promptText(text: string, n: number, addSpecialTokens: boolean): { text: string; tokens: number } {
+    const m = need();
+    const words = text.split(' ');
+    const count = (k: number) => m.encode(Array.from({ length: k }, (_, i) => words[i % words.length]).join(' '), addSpecialTokens).length;
+    let lo = 1;
+    let hi = words.length;
+    while (count(hi) <= n) hi *= 2;
+    while (lo + 1 < hi) {
+      const mid = (lo + hi) >> 1;
+      if (count(mid) <= n) lo = mid;
+      else hi = mid;
+    }
+    const out = Array.from({ length: lo }, (_, i) => words[i % words.length]).join(' ');
+    return { text: out, tokens: count(lo) };
   },
 
   /** A prompt of exactly `n` token ids: `text` repeated as often as needed, then cut. */
@@ -303,6 +343,7 @@ const api = {
       session.run = origRun;
       cache.dispose();
     }
+    lastDistribution = lastLogp;
     // the non-greedy sampler (chat with temperature > 0) on one real distribution
     const random = seededRandom(1);
     const sampleMs: number[] = [];
@@ -313,6 +354,43 @@ const api = {
     }
     const kvBytesPerToken = m.kvInputs.length * (m.kvInputs[0]?.dims[1] ?? 0) * (m.kvInputs[0]?.dims[3] ?? 0) * 4;
     return { rows, sampler_t07_ms: median(sampleMs), kvBytesPerToken, vocab: lastLogp!.length };
+  },
+
+  /**
+   * The engine's sampler vs the fast-sampler.ts prototype on the last profiled distribution: the
+   * same seeded draws must give the same tokens; median time per call of each.
+   */
+  samplerCheck(draws = 200) {
+    const logp = lastDistribution;
+    if (!logp) throw new Error('run profile() first');
+    const out: Record<string, unknown>[] = [];
+    for (const params of [
+      { temperature: 0.7, topP: 0.9 },
+      { temperature: 1, topP: 1 },
+      { temperature: 1.5, topP: 0.95 },
+    ]) {
+      const ra = seededRandom(7);
+      const rb = seededRandom(7);
+      const ta: number[] = [];
+      const tb: number[] = [];
+      let same = 0;
+      const n = Math.min(draws, 30);
+      for (let i = 0; i < draws; i++) {
+        let a: number | undefined;
+        if (i < n) {
+          const t0 = performance.now();
+          a = sampleToken(logp, params, ra);
+          ta.push(performance.now() - t0);
+        }
+        const t1 = performance.now();
+        const b = fastSampleToken(logp, params, rb);
+        tb.push(performance.now() - t1);
+        if (a === undefined) continue;
+        if (a === b) same++;
+      }
+      out.push({ ...params, compared: n, same, reference_ms: median(ta), fast_ms: median(tb) });
+    }
+    return out;
   },
 
   /** Cost of the JS work alone, on synthetic data: log-softmax and argmax over `vocab` floats. */

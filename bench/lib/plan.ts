@@ -1,0 +1,93 @@
+import type { Device } from './schema.ts';
+
+/** What one (model, device) target measures, and how many times. */
+export interface TargetPlan {
+  model: string;
+  device: Device;
+  dtype: 'fp32' | 'q8';
+  /** State sizes in tokens, each with its repetitions (fewer for the costly large states). */
+  states: { tokens: number; reps: number }[];
+  questions: number[];
+  chat: { promptTokens: number; newTokens: number; reps: number };
+  /** History ≈ userTokens + replyTokens + template; the follow-up turn adds a short question. */
+  followup: { userTokens: number; replyTokens: number; reps: number };
+}
+
+export interface PlanOptions {
+  quick: boolean;
+  webgpu: boolean;
+  models: string[] | null;
+  hasTinyStories: boolean;
+}
+
+export const SMOL = 'smollm2-135m-random';
+export const TINYSTORIES = 'TinyStories-656K';
+
+/**
+ * Repetitions are chosen so the default run fits about 25 minutes on a 2-core machine: the
+ * naive way at S = 1536, Q = 16 prefills ~27k tokens (≈ 3–4 min per repetition at ~130 tok/s),
+ * so that state gets 2 repetitions, S = 512 gets 3 and S = 64 gets 5. TinyStories (656K
+ * parameters) is cheap and gets more. `--quick` runs one repetition of a reduced grid (≈ 4 min).
+ */
+export function makePlan(o: PlanOptions): TargetPlan[] {
+  const questions = [1, 4, 16];
+  const plans: TargetPlan[] = [];
+  plans.push(
+    o.quick
+      ? {
+          model: SMOL,
+          device: 'wasm',
+          dtype: 'fp32',
+          states: [
+            { tokens: 64, reps: 1 },
+            { tokens: 512, reps: 1 },
+          ],
+          questions,
+          chat: { promptTokens: 200, newTokens: 16, reps: 1 },
+          followup: { userTokens: 480, replyTokens: 8, reps: 1 },
+        }
+      : {
+          model: SMOL,
+          device: 'wasm',
+          dtype: 'fp32',
+          states: [
+            { tokens: 64, reps: 5 },
+            { tokens: 512, reps: 3 },
+            { tokens: 1536, reps: 2 },
+          ],
+          questions,
+          chat: { promptTokens: 380, newTokens: 64, reps: 3 },
+          followup: { userTokens: 960, replyTokens: 16, reps: 3 },
+        },
+  );
+  if (o.hasTinyStories) {
+    // Context 512: the largest state that leaves room for the system prompt and a question is 384.
+    plans.push({
+      model: TINYSTORIES,
+      device: 'wasm',
+      dtype: 'fp32',
+      states: o.quick
+        ? [{ tokens: 64, reps: 2 }]
+        : [
+            { tokens: 64, reps: 9 },
+            { tokens: 384, reps: 7 },
+          ],
+      questions,
+      chat: o.quick ? { promptTokens: 100, newTokens: 16, reps: 1 } : { promptTokens: 200, newTokens: 64, reps: 5 },
+      followup: o.quick ? { userTokens: 200, replyTokens: 8, reps: 1 } : { userTokens: 360, replyTokens: 16, reps: 3 },
+    });
+    if (o.webgpu) {
+      // WebGPU here is SwiftShader on the CPU (< 0.1 tok/s for the 135M model): only the tiny model.
+      plans.push({
+        model: TINYSTORIES,
+        device: 'webgpu',
+        dtype: 'fp32',
+        states: [{ tokens: 64, reps: 2 }],
+        questions: [1, 4],
+        chat: { promptTokens: 64, newTokens: 16, reps: 1 },
+        followup: { userTokens: 200, replyTokens: 8, reps: 1 },
+      });
+    }
+  }
+  return o.models ? plans.filter((p) => o.models!.includes(p.model)) : plans;
+}

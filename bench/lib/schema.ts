@@ -1,0 +1,119 @@
+/**
+ * The JSON that `npm run bench -- --json FILE` writes. CONTRACT §1 fixes the fields marked
+ * (contract); everything else is this bench's own, documented in docs/benchmarks.md.
+ */
+export type Device = 'wasm' | 'webgpu';
+
+export interface DecisionResult {
+  device: Device; // (contract)
+  model: string; // (contract)
+  dtype: string;
+  questions: number; // (contract) Q
+  state_tokens: number; // (contract) tokens of the state text alone
+  prefix_tokens: number; // state + system prompt + template: what the engine prefills once
+  engine_ms: number; // (contract) median latency of one Engine.decide call
+  naive_ms: number; // (contract) median latency of the naive way (Q full-prompt passes)
+  speedup: number; // naive_ms / engine_ms
+  ceiling: number; // (contract) naive prefilled tokens / engine prefilled tokens
+  efficiency: number; // speedup / ceiling
+  engine_tokens: number;
+  naive_tokens: number;
+  engine_passes: number;
+  naive_passes: number;
+  reps: number;
+  engine_samples_ms: number[];
+  naive_samples_ms: number[];
+  /** CPU seconds the browser got per wall second during the samples (≈ threads when uncontended). */
+  engine_cpu_share: number | null;
+  naive_cpu_share: number | null;
+  /** Largest |p_engine − p_naive| over answers where both read the same context (a sanity check). */
+  max_prob_diff: number | null;
+}
+
+export interface ChatResult {
+  device: Device; // (contract)
+  model: string; // (contract)
+  dtype: string;
+  prompt_tokens: number;
+  new_tokens: number;
+  ttft_ms: number; // (contract) engine, median
+  decode_tps: number; // (contract) engine, median
+  baseline_ttft_ms: number; // (contract) pipeline('text-generation') + TextStreamer, median
+  baseline_decode_tps: number; // (contract)
+  followup_ttft_ms: number; // (contract) follow-up turn with KV reuse, median
+  cold_followup_ttft_ms: number; // (contract) the same turn after another conversation, median
+  followup_history_tokens: number;
+  followup_prompt_tokens: number;
+  followup_cached_tokens: number;
+  cold_followup_cached_tokens: number;
+  same_text: boolean; // greedy texts of engine and baseline agree
+  reps: number;
+  followup_reps: number;
+  samples: {
+    ttft_ms: number[];
+    decode_tps: number[];
+    baseline_ttft_ms: number[];
+    baseline_decode_tps: number[];
+    followup_ttft_ms: number[];
+    cold_followup_ttft_ms: number[];
+  };
+}
+
+export interface LoadResult {
+  device: Device;
+  model: string;
+  dtype: string;
+  bytes: number;
+  cold_ms: number; // empty browser cache: over the network from the mirror
+  warm_ms: number; // a new page, files from the browser's Cache Storage
+}
+
+export interface MemoryResult {
+  device: Device;
+  model: string;
+  dtype: string;
+  phase: 'load' | 'decisions' | 'chat';
+  renderer_peak_rss_bytes: number;
+  browser_tree_peak_rss_bytes: number;
+  worker_js_heap_peak_bytes: number | null;
+  worker_array_buffers_peak_bytes: number | null;
+  ua_memory_bytes: number | null;
+  gpu_buffer_peak_bytes: number | null;
+}
+
+export interface TargetResult {
+  name: string;
+  value: number | null;
+  threshold: number;
+  met: boolean | null;
+  detail: string;
+}
+
+export interface BenchResult {
+  schema: 'jev-bench/1';
+  machine: string; // (contract)
+  browser: string; // (contract)
+  commit: string; // (contract)
+  date: string;
+  mode: 'full' | 'quick';
+  threads: number | null;
+  cross_origin_isolated: boolean;
+  adapter: string | null;
+  reps: Record<string, unknown>;
+  load_average: { start: number[]; end: number[] };
+  duration_s: number;
+  decisions: DecisionResult[]; // (contract)
+  chat: ChatResult[]; // (contract)
+  peers: unknown[]; // (contract) filled by the wllama comparison (another issue)
+  load: LoadResult[];
+  memory: MemoryResult[];
+  targets: TargetResult[];
+  notes: string[];
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}

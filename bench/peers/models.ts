@@ -1,0 +1,112 @@
+/**
+ * The models the peer comparison runs, each as ONNX (for this engine, via transformers.js) and as
+ * GGUF with the very same weights (for wllama / llama.cpp): the generated random-weight models
+ * (scripts/models writes gguf/model-f32.gguf beside onnx/) and TinyStories-656K (../shared/models,
+ * converted by hand, see its README).
+ */
+export interface PeerModel {
+  /** Folder name under /models/ (the id transformers.js loads). */
+  readonly name: string;
+  /** GGUF path inside the folder. */
+  readonly gguf: string;
+  /** Whether the engine's encode() adds special tokens (BOS) — llama.cpp must then add the same. */
+  readonly addSpecialTokens: boolean;
+  /** Context length both runtimes are configured with (≥ 400-token prompt + 64 tokens). */
+  readonly nCtx: number;
+  /** The greedy agreement prompt. */
+  readonly greedyPrompt: string;
+  /** Strings whose tokenization is compared. */
+  readonly strings: readonly string[];
+  /** Prose repeated into the ~400-token benchmark prompt. */
+  readonly benchText: string;
+}
+
+const PROSE =
+  'Once upon a time there was a small town by the sea. Every morning the baker made bread, the teacher opened the school, ' +
+  'and a young girl walked to the harbour to watch the boats. She counted them one by one, and some days there were more ' +
+  'boats than others. Why do the boats leave so early, she asked an old fisherman. Because the fish are hungry in the ' +
+  'morning, he said, and he laughed. She did not know if that was true, but she liked the answer.';
+
+/** ASCII-only strings with contractions, digits, punctuation runs, spaces and newlines. */
+const ASCII_STRINGS = [
+  'Once upon a time, a little dog',
+  'The quick brown fox jumps over the lazy dog.',
+  "I don't think it's true; they'll say we've won, won't they?",
+  'Numbers: 7, 42, 2024 and 1234567890.',
+  'Spaces   between\twords\n\nand new lines.\n',
+  'Is the sky blue? Yes!!! Is fire cold?? No...',
+  '{"decision": "yes", "confidence": 0.9}',
+  '   leading and trailing spaces   ',
+];
+
+/**
+ * TinyStories-656K's vocabulary has 78 characters and no byte tokens: llama.cpp rejects text with
+ * any other character (tab, braces, é, …), where transformers.js maps it to <unk>. Same kinds of
+ * cases, within its alphabet.
+ */
+const TINYSTORIES_STRINGS = [
+  'Once upon a time, a little dog',
+  'The quick brown fox jumps over the lazy dog.',
+  "I don't think it's true; they'll say we've won, won't they?",
+  'Numbers: 7, 42, 2024 and 1234567890.',
+  'Spaces   between words\n\nand new lines.\n',
+  'Is the sky blue? Yes!!! Is fire cold?? No...',
+  '"Yes," said Lily. "I want to play!" <3 | _',
+  '   leading and trailing spaces   ',
+];
+
+/** Byte-level BPE (gpt2 tokenizer model): any UTF-8 text, special tokens in text, non-ASCII letters. */
+const BYTE_LEVEL_STRINGS = [
+  ...ASCII_STRINGS,
+  '<|im_start|>user\nIs water wet?<|im_end|>\n<|im_start|>assistant\n',
+  'Café naïve résumé — déjà vu',
+  'Emoji 🙂 and 日本語 and Ελληνικά',
+  "it's IT'S It'S",
+];
+
+/**
+ * tiny-random-llama's greedy prompt: with 1,024 ids, 128 of them single bytes ≥ 0x80, its top-k
+ * often holds a partial UTF-8 piece, which wllama cannot return as a logprob (check-wllama.ts); after
+ * this prompt the top-1 never is one for 24 steps, so log-probs are compared at every step.
+ */
+export const TINY_CHAT_PROMPT = '<|im_start|>user\nIs water wet?<|im_end|>\n<|im_start|>assistant\n';
+
+export const CHAT_PROMPT = '<|im_start|>system\nYou are a helpful AI assistant.<|im_end|>\n<|im_start|>user\nIs the sky blue? Answer yes or no.<|im_end|>\n<|im_start|>assistant\n';
+
+export const PEER_MODELS: Readonly<Record<string, PeerModel>> = {
+  'tiny-random-llama': {
+    name: 'tiny-random-llama',
+    gguf: 'gguf/model-f32.gguf',
+    addSpecialTokens: true,
+    nCtx: 1024,
+    greedyPrompt: TINY_CHAT_PROMPT,
+    strings: BYTE_LEVEL_STRINGS,
+    benchText: PROSE,
+  },
+  'smollm2-135m-random': {
+    name: 'smollm2-135m-random',
+    gguf: 'gguf/model-f32.gguf',
+    addSpecialTokens: true,
+    nCtx: 1024,
+    greedyPrompt: CHAT_PROMPT,
+    strings: BYTE_LEVEL_STRINGS,
+    benchText: PROSE,
+  },
+  'TinyStories-656K': {
+    name: 'TinyStories-656K',
+    gguf: 'gguf/model-f32.gguf',
+    addSpecialTokens: true,
+    nCtx: 512,
+    greedyPrompt: 'Once upon a time, a little dog',
+    strings: TINYSTORIES_STRINGS,
+    benchText: PROSE,
+  },
+};
+
+export function peerModel(name: string): PeerModel {
+  const m = PEER_MODELS[name];
+  if (!m) throw new Error(`unknown peer model ${name}; known: ${Object.keys(PEER_MODELS).join(', ')}`);
+  return m;
+}
+
+export const ggufUrl = (m: PeerModel) => `/models/${m.name}/${m.gguf}`;

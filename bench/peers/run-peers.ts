@@ -1,0 +1,52 @@
+/**
+ * Standalone runner of the wllama peer (until bench/run.ts integrates it):
+ *
+ *   npx tsx bench/peers/run-peers.ts [--json FILE] [--model NAME]... [--threads N]... [--reps 3]
+ *                                    [--prompt 400] [--decode 64] [--no-build] [--verbose]
+ *
+ * Writes { peers: PeerRow[] (CONTRACT §1), details, environment } to FILE (default
+ * bench-results/peers.json) and prints the rows. Models default to TinyStories-656K and
+ * smollm2-135m-random (run `npm run models` first for the latter's GGUF); threads default to 1 and
+ * navigator.hardwareConcurrency.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { launchChromium } from './browser.ts';
+import { REPO } from './serve.ts';
+import { runWllamaPeers } from './wllama-peer.ts';
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'string', default: resolve(REPO, 'bench-results/peers.json') },
+    model: { type: 'string', multiple: true },
+    threads: { type: 'string', multiple: true },
+    reps: { type: 'string', default: '3' },
+    prompt: { type: 'string', default: '400' },
+    decode: { type: 'string', default: '64' },
+    'no-build': { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+  },
+});
+
+const browser = await launchChromium();
+try {
+  const t0 = performance.now();
+  const result = await runWllamaPeers(browser, {
+    ...(values.model ? { models: values.model } : {}),
+    ...(values.threads ? { threads: values.threads.map(Number) } : {}),
+    reps: Number(values.reps),
+    promptTokens: Number(values.prompt),
+    decodeTokens: Number(values.decode),
+    build: !values['no-build'],
+    verbose: values.verbose,
+    log: (l) => console.log(l),
+  });
+  const out = { peers: result.rows, details: result.details, environment: { ...result.environment, seconds: Math.round((performance.now() - t0) / 1000) } };
+  mkdirSync(dirname(values.json), { recursive: true });
+  writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
+  console.table(result.rows);
+  console.log(`wrote ${values.json}`);
+} finally {
+  await browser.close();
+}

@@ -1,0 +1,252 @@
+/**
+ * The wllama peer for the benchmark (CONTRACT §1 `peers`): wllama 3.8.1 (llama.cpp in wasm) on the
+ * GGUF and this engine on the ONNX file of the same weights, in the same Chromium page, measured
+ * alternately (wllama, engine, engine, wllama, …) so that drift and other load hit both alike.
+ *
+ * Equal work (checked by check-wllama.ts): the same prompt text (≈ 400 tokens, the same ids on both
+ * sides: prompt_tokens is compared), 64 tokens generated greedily without stopping at end-of-text,
+ * an f32 KV cache and flash attention off in llama.cpp, cache_prompt off so nothing is reused
+ * between repetitions, `threads` wasm threads on both sides (a fresh engine worker per thread count:
+ * onnxruntime-web fixes its thread pool when it initialises).
+ *
+ *   prefill_tps  prompt tokens ÷ time to read the prompt and pick the first token
+ *                wllama: llama.cpp's timings.prompt_n / prompt_ms (prompt decode + first sampling)
+ *                engine: LanguageModel.forward(prompt) + log-softmax + pick, as chat.ts does
+ *   decode_tps   decode passes ÷ their time, 63 passes for 64 tokens (the first token comes from the
+ *                prefill): wllama (predicted_n − 1) / predicted_ms — llama.cpp's own predicted_per_second
+ *                counts 64 tokens over those 63 passes —; engine: 63 forward([token]) + log-softmax
+ *                + pick.
+ */
+import type { Browser } from 'playwright-core';
+import { type PeersSession, openPeersPage } from './browser.ts';
+import { type PeerModel, ggufUrl, peerModel } from './models.ts';
+
+/** One row of CONTRACT §1 `peers`. */
+export interface PeerRow {
+  peer: 'wllama';
+  model: string;
+  device: 'wasm';
+  threads: number;
+  prefill_tps: number;
+  decode_tps: number;
+  engine_prefill_tps: number;
+  engine_decode_tps: number;
+}
+
+/** What stands behind a row: every repetition, token counts, load times. */
+export interface PeerDetail {
+  model: string;
+  threads: number;
+  prompt_tokens: { engine: number; wllama: number };
+  decode_tokens: number;
+  reps: number;
+  wllama: {
+    multithread: boolean;
+    threads: number;
+    load_ms: number;
+    prefill_tps: number[];
+    decode_tps: number[];
+    wall_ms: number[];
+    cache_n: number[];
+  };
+  engine: {
+    threads: number;
+    load_ms: number;
+    prefill_tps: number[];
+    decode_tps: number[];
+    step_ms_median: number[];
+  };
+  /** 1-minute load average of the machine before and after (other processes share the cores). */
+  loadavg: [number, number];
+}
+
+export interface PeerOptions {
+  /** Prompt size in tokens (the longest word prefix of the prose within it). Default 400. */
+  promptTokens?: number;
+  /** Tokens to generate. Default 64. */
+  decodeTokens?: number;
+  /** Measured repetitions per side (after one warm-up each). Default 3. */
+  reps?: number;
+  /** Pause between measurements, ms (lets the other runtime's threads go idle). Default 300. */
+  pauseMs?: number;
+  log?: (line: string) => void;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+interface Timings {
+  cache_n: number;
+  prompt_n: number;
+  prompt_ms: number;
+  predicted_n: number;
+  predicted_ms: number;
+}
+interface Completion {
+  wall_ms: number;
+  res: { usage: { prompt_tokens: number; completion_tokens: number }; timings?: Timings };
+}
+interface EngineBench {
+  prompt_tokens: number;
+  prefill_tps: number;
+  decode_tps: number;
+  step_ms_median: number;
+  decode_steps: number;
+}
+
+async function loadavg(): Promise<number> {
+  const os = await import('node:os');
+  return round(os.loadavg()[0] ?? NaN);
+}
+
+/**
+ * Measures one (model, threads) pair in an open peers page; `threads` is used on both sides.
+ * Returns the contract row and the detail behind it.
+ */
+export async function measurePeer(s: PeersSession, model: PeerModel | string, threads: number, opts: PeerOptions = {}): Promise<{ row: PeerRow; detail: PeerDetail }> {
+  const m = typeof model === 'string' ? peerModel(model) : model;
+  const promptTokens = opts.promptTokens ?? 400;
+  const decodeTokens = opts.decodeTokens ?? 64;
+  const reps = opts.reps ?? 3;
+  const pause = opts.pauseMs ?? 300;
+  const log = opts.log ?? (() => {});
+  const key = `peer-${m.name}-${threads}`;
+  const engine = <T>(method: string, ...args: unknown[]) => s.call('engineCall', key, method as never, ...args) as Promise<T>;
+  const load0 = await loadavg();
+
+  await s.call('engineStart', key);
+  try {
+    const eLoad = await engine<{ ms: number; threads: number }>('load', { model: m.name, threads });
+    if (eLoad.threads !== threads) throw new Error(`engine runs ${eLoad.threads} threads, asked for ${threads}`);
+    const wLoad = await s.call('wllamaLoad', { url: ggufUrl(m), threads, nCtx: m.nCtx, flashAttn: false, cacheType: 'f32' });
+    if (wLoad.threads !== threads) throw new Error(`wllama runs ${wLoad.threads} threads, asked for ${threads}`);
+    log(`  ${m.name} ×${threads}: engine loaded in ${(eLoad.ms / 1000).toFixed(1)} s, wllama in ${(wLoad.load_ms / 1000).toFixed(1)} s (multithread ${wLoad.multithread})`);
+
+    const prompt = await engine<{ text: string; tokens: number }>('promptText', m.benchText, promptTokens, m.addSpecialTokens);
+    const ids = await engine<number[]>('encode', prompt.text, m.addSpecialTokens);
+
+    const runWllama = async (maxTokens: number, text = prompt.text) => {
+      const r = (await s.call('wllamaComplete', {
+        prompt: text,
+        max_tokens: maxTokens,
+        temperature: 0,
+        ignore_eos: true,
+        cache_prompt: false,
+      } as never)) as Completion;
+      const t = r.res.timings;
+      if (!t) throw new Error('wllama returned no timings');
+      if (r.res.usage.completion_tokens !== maxTokens) throw new Error(`wllama generated ${r.res.usage.completion_tokens} tokens, not ${maxTokens}`);
+      return { prefill: (t.prompt_n * 1000) / t.prompt_ms, decode: ((t.predicted_n - 1) * 1000) / t.predicted_ms, wall: r.wall_ms, cache: t.cache_n, promptTokens: r.res.usage.prompt_tokens };
+    };
+    const runEngine = (tokens: number, promptIds = ids) => engine<EngineBench>('bench', promptIds, tokens);
+
+    // warm-up: first passes allocate and initialise kernels on both sides
+    await runWllama(4, prompt.text.split(' ').slice(0, 20).join(' '));
+    await runEngine(4, ids.slice(0, 32));
+
+    const w = { prefill: [] as number[], decode: [] as number[], wall: [] as number[], cache: [] as number[] };
+    const e = { prefill: [] as number[], decode: [] as number[], step: [] as number[] };
+    let wPromptTokens = 0;
+    for (let r = 0; r < reps; r++) {
+      const order = r % 2 === 0 ? ['wllama', 'engine'] : ['engine', 'wllama'];
+      for (const side of order) {
+        await sleep(pause);
+        if (side === 'wllama') {
+          const x = await runWllama(decodeTokens);
+          wPromptTokens = x.promptTokens;
+          w.prefill.push(x.prefill);
+          w.decode.push(x.decode);
+          w.wall.push(x.wall);
+          w.cache.push(x.cache);
+          log(`    rep ${r + 1} wllama: prefill ${x.prefill.toFixed(1)} tok/s, decode ${x.decode.toFixed(2)} tok/s`);
+        } else {
+          const x = await runEngine(decodeTokens);
+          e.prefill.push(x.prefill_tps);
+          e.decode.push(x.decode_tps);
+          e.step.push(x.step_ms_median);
+          log(`    rep ${r + 1} engine: prefill ${x.prefill_tps.toFixed(1)} tok/s, decode ${x.decode_tps.toFixed(2)} tok/s`);
+        }
+      }
+    }
+    if (wPromptTokens !== ids.length) throw new Error(`prompt tokenized differently: engine ${ids.length}, wllama ${wPromptTokens}`);
+    const row: PeerRow = {
+      peer: 'wllama',
+      model: m.name,
+      device: 'wasm',
+      threads,
+      prefill_tps: round(median(w.prefill)),
+      decode_tps: round(median(w.decode)),
+      engine_prefill_tps: round(median(e.prefill)),
+      engine_decode_tps: round(median(e.decode)),
+    };
+    const detail: PeerDetail = {
+      model: m.name,
+      threads,
+      prompt_tokens: { engine: ids.length, wllama: wPromptTokens },
+      decode_tokens: decodeTokens,
+      reps,
+      wllama: {
+        multithread: wLoad.multithread,
+        threads: wLoad.threads,
+        load_ms: round(wLoad.load_ms),
+        prefill_tps: w.prefill.map((x) => round(x)),
+        decode_tps: w.decode.map((x) => round(x)),
+        wall_ms: w.wall.map((x) => round(x)),
+        cache_n: w.cache,
+      },
+      engine: {
+        threads: eLoad.threads,
+        load_ms: round(eLoad.ms),
+        prefill_tps: e.prefill.map((x) => round(x)),
+        decode_tps: e.decode.map((x) => round(x)),
+        step_ms_median: e.step.map((x) => round(x)),
+      },
+      loadavg: [load0, await loadavg()],
+    };
+    return { row, detail };
+  } finally {
+    await s.call('wllamaExit').catch(() => {});
+    await s.call('engineStop', key).catch(() => {});
+  }
+}
+
+export interface RunPeersOptions extends PeerOptions {
+  models?: readonly string[];
+  /** Thread counts; default [1, navigator.hardwareConcurrency of the page]. */
+  threads?: readonly number[];
+  /** Build the page first (default: when missing). */
+  build?: boolean;
+  verbose?: boolean;
+}
+
+/**
+ * Opens the peers page in `browser` (built and served by this module) and measures every model at
+ * every thread count. This is what bench/run.ts calls for CONTRACT §1 `peers`.
+ */
+export async function runWllamaPeers(browser: Browser, opts: RunPeersOptions = {}): Promise<{ rows: PeerRow[]; details: PeerDetail[]; environment: Record<string, unknown> }> {
+  const s = await openPeersPage(browser, { ...(opts.build !== undefined ? { build: opts.build } : {}), ...(opts.verbose ? { verbose: true } : {}) });
+  try {
+    const info = await s.call('info');
+    const threads = opts.threads ?? [...new Set([1, info.hardwareConcurrency])];
+    const models = opts.models ?? ['TinyStories-656K', 'smollm2-135m-random'];
+    const rows: PeerRow[] = [];
+    const details: PeerDetail[] = [];
+    for (const model of models) {
+      for (const t of threads) {
+        const { row, detail } = await measurePeer(s, model, t, opts);
+        opts.log?.(`  ${JSON.stringify(row)}`);
+        rows.push(row);
+        details.push(detail);
+      }
+      await s.call('wllamaForget');
+    }
+    return { rows, details, environment: { ...info, browser: browser.version() } };
+  } finally {
+    await s.close();
+  }
+}

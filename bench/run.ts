@@ -1,0 +1,492 @@
+/**
+ * `npm run bench -- --json FILE [--quick] [--webgpu] [--models a,b] [--threads N] [--md FILE | --no-md]`
+ *
+ * Runs the engine and the transformers.js baselines side by side in headless Chromium, on the
+ * same loaded model, and writes the results as JSON (schema: docs/benchmarks.md) and as the
+ * tables and chart of docs/benchmarks.md. Benchmarks are not tests: nothing here asserts a time.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startMirror, type Mirror } from '../e2e/support/mirror-server.ts';
+import { browserVersion, commitId, machineDescription } from './lib/machine.ts';
+import { makePlan, SMOL, TINYSTORIES, type TargetPlan } from './lib/plan.ts';
+import { loadAverage, ProcessSampler } from './lib/procs.ts';
+import { renderChart, renderResults, updateDocument } from './lib/report.ts';
+import {
+  median,
+  type BenchResult,
+  type ChatResult,
+  type DecisionResult,
+  type LoadResult,
+  type MemoryResult,
+  type TargetResult,
+} from './lib/schema.ts';
+import { buildPage, serveStatic } from './lib/serve.ts';
+import { WorkerHeap } from './lib/worker-heap.ts';
+
+const REPO = resolve(import.meta.dirname, '..');
+const GENERATED = join(REPO, 'models');
+const SHARED = resolve(REPO, '../shared/models');
+
+interface Options {
+  json: string;
+  md: string | null;
+  quick: boolean;
+  webgpu: boolean;
+  models: string[] | null;
+  threads: number | undefined;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--json') o.json = value();
+    else if (a === '--md') o.md = value();
+    else if (a === '--no-md') o.md = null;
+    else if (a === '--quick') o.quick = true;
+    else if (a === '--webgpu') o.webgpu = true;
+    else if (a === '--models') o.models = value().split(',');
+    else if (a === '--threads') o.threads = Number(value());
+    else if (a === '--help' || a === '-h') {
+      console.log('usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K] [--threads N] [--md FILE | --no-md]');
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  if (!o.json) o.json = join(REPO, 'bench-results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  return o;
+}
+
+const log = (...a: unknown[]) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  // performance.measureUserAgentSpecificMemory() answers at once instead of at the next GC.
+  '--enable-blink-features=ForceEagerMeasureMemory',
+];
+
+function chromiumPath(): string | undefined {
+  return [process.env['CHROMIUM_PATH'], '/usr/bin/chromium'].find((p): p is string => !!p && existsSync(p));
+}
+
+/** One page of the bench site, with `call(name, ...args)` into its worker. */
+interface BenchPage {
+  page: Page;
+  heap: WorkerHeap;
+  call<T = any>(name: string, ...args: unknown[]): Promise<T>;
+  memory(): Promise<{ total: number; byScope: Record<string, number> } | null>;
+  close(): Promise<void>;
+}
+
+async function openPage(ctx: BrowserContext, url: string): Promise<BenchPage> {
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(0);
+  page.on('pageerror', (e) => log('page error:', e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes('404')) log('console:', m.text());
+  });
+  const heap = new WorkerHeap();
+  await heap.attach(page);
+  await page.goto(url);
+  await page.waitForFunction(() => (window as unknown as { bench?: unknown }).bench);
+  heap.start();
+  return {
+    page,
+    heap,
+    call: (name, ...args) =>
+      page.evaluate(([n, a]) => (window as unknown as { bench: { call(n: string, ...a: unknown[]): Promise<never> } }).bench.call(n, ...a), [name, args] as const),
+    memory: () =>
+      Promise.race([
+        page.evaluate(() => (window as unknown as { bench: { memory(): Promise<{ total: number; byScope: Record<string, number> } | null> } }).bench.memory()),
+        new Promise<null>((r) => setTimeout(() => r(null), 60_000).unref()),
+      ]).catch(() => null),
+    close: async () => {
+      await heap.stop();
+      await page.close();
+    },
+  };
+}
+
+interface TargetOutput {
+  decisions: DecisionResult[];
+  chat: ChatResult | null;
+  load: LoadResult;
+  memory: MemoryResult[];
+  threads: number | null;
+  isolated: boolean;
+  adapter: string | null;
+}
+
+async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options: Options): Promise<TargetOutput> {
+  const executablePath = chromiumPath();
+  const profile = mkdtempSync(join(tmpdir(), 'jev-bench-profile-'));
+  const ctx = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS });
+  const sampler = new ProcessSampler(profile);
+  sampler.start();
+  const memory: MemoryResult[] = [];
+  const base = { device: plan.device, model: plan.model, dtype: plan.dtype };
+  const loadOptions = { model: plan.model, host: mirror.url, device: plan.device, dtype: plan.dtype, threads: options.threads };
+  try {
+    // ---- load: cold (empty profile: over the network from the mirror), then warm (Cache Storage)
+    let p = await openPage(ctx, site);
+    const info = await p.call<{ crossOriginIsolated: boolean }>('info');
+    const adapter = plan.device === 'webgpu' ? await p.call<string | null>('adapter') : null;
+    sampler.mark();
+    const before = mirror.requests.length;
+    const cold = await p.call<{ ms: number; bytes: number; status: { threads: number | null } }>('load', loadOptions);
+    const coldFetches = mirror.requests.slice(before).filter((r) => r.endsWith('.onnx')).length;
+    await p.heap.sample();
+    memory.push(await phaseMemory(base, 'load', sampler, p));
+    log(`${plan.model} ${plan.device}: cold load ${(cold.ms / 1000).toFixed(1)} s (${(cold.bytes / 2 ** 20).toFixed(0)} MiB, ${coldFetches} onnx fetch)`);
+    await p.close();
+
+    p = await openPage(ctx, site);
+    const mark = mirror.requests.length;
+    const warm = await p.call<{ ms: number }>('load', loadOptions);
+    const warmFetches = mirror.requests.slice(mark).filter((r) => r.endsWith('.onnx')).length;
+    log(`${plan.model} ${plan.device}: warm load ${(warm.ms / 1000).toFixed(1)} s (${warmFetches} onnx fetch${warmFetches ? ' — not served from the cache!' : ''})`);
+    const load: LoadResult = { ...base, bytes: cold.bytes, cold_ms: cold.ms, warm_ms: warm.ms };
+
+    /** Runs one worker call and reports the CPU share the browser got meanwhile. */
+    const timed = async <T>(name: string, ...args: unknown[]): Promise<{ r: T; share: number }> => {
+      const c0 = sampler.cpu();
+      const t0 = performance.now();
+      const r = await p.call<T>(name, ...args);
+      const wall = (performance.now() - t0) / 1000;
+      return { r, share: (sampler.cpu() - c0) / Math.max(wall, 1e-3) };
+    };
+
+    // ---- warm-up: one small decision each way (first runs allocate onnxruntime's arenas)
+    await p.call('setupDecisions', 'warmup', 32, 99);
+    await p.call('engineDecision', 'warmup', 2);
+    await p.call('naiveDecision', 'warmup', 2);
+    await p.call('gpuResetPeak');
+    sampler.mark();
+    p.heap.mark();
+
+    // ---- decisions
+    const decisions: DecisionResult[] = [];
+    const qmax = Math.max(...plan.questions);
+    for (const [si, state] of plan.states.entries()) {
+      const key = `s${state.tokens}`;
+      const setup = await p.call<{ stateTokens: number; prefixTokens: number; rows: number; firstTokensDistinct: boolean; sameContext: number }>(
+        'setupDecisions',
+        key,
+        state.tokens,
+        1000 + si,
+      );
+      const engine = new Map<number, { ms: number[]; tokens: number; passes: number; share: number[]; probs: Record<string, number>[] }>();
+      const naive = { ms: new Map<number, number[]>(), tokens: [] as number[], share: [] as number[], probs: [] as Record<string, number>[], same: [] as boolean[] };
+      for (let rep = 0; rep < state.reps; rep++) {
+        // Alternate which way goes first, so drift and other load on the machine hit both alike.
+        const order = rep % 2 === 0 ? ['engine', 'naive'] : ['naive', 'engine'];
+        for (const way of order) {
+          if (way === 'engine') {
+            for (const q of plan.questions) {
+              const { r, share } = await timed<{ ms: number; tokens: number; passes: number; probs: Record<string, number>[] }>('engineDecision', key, q);
+              const e = engine.get(q) ?? { ms: [], tokens: r.tokens, passes: r.passes, share: [], probs: r.probs };
+              e.ms.push(r.ms);
+              e.share.push(share);
+              engine.set(q, e);
+            }
+          } else {
+            // The naive way keeps nothing between questions, so a request of Q questions is
+            // exactly the first Q passes of this loop: one run of Q = max gives every Q.
+            const { r, share } = await timed<{ cumulative_ms: number[]; tokens: number[]; probs: Record<string, number>[]; sameContext: boolean[] }>(
+              'naiveDecision',
+              key,
+              qmax,
+            );
+            for (const q of plan.questions) naive.ms.set(q, [...(naive.ms.get(q) ?? []), r.cumulative_ms[q - 1]!]);
+            naive.tokens = r.tokens;
+            naive.share.push(share);
+            naive.probs = r.probs;
+            naive.same = r.sameContext;
+          }
+        }
+        log(
+          `${plan.model} ${plan.device} S=${state.tokens} rep ${rep + 1}/${state.reps}: ` +
+            plan.questions.map((q) => `Q=${q} engine ${fmt(engine.get(q)!.ms.at(-1)!)} naive ${fmt(naive.ms.get(q)!.at(-1)!)}`).join(', '),
+        );
+      }
+      const e16 = engine.get(qmax)!;
+      let maxDiff: number | null = null;
+      naive.probs.forEach((np, i) => {
+        if (!naive.same[i]) return;
+        for (const [answer, pn] of Object.entries(np)) {
+          const pe = e16.probs[i]?.[answer];
+          if (pe !== undefined) maxDiff = Math.max(maxDiff ?? 0, Math.abs(pe - pn));
+        }
+      });
+      for (const q of plan.questions) {
+        const e = engine.get(q)!;
+        const naiveTokens = naive.tokens.slice(0, q).reduce((a, b) => a + b, 0);
+        const engineMs = median(e.ms);
+        const naiveMs = median(naive.ms.get(q)!);
+        const speedup = naiveMs / engineMs;
+        const ceiling = naiveTokens / e.tokens;
+        decisions.push({
+          ...base,
+          questions: q,
+          state_tokens: setup.stateTokens,
+          prefix_tokens: setup.prefixTokens,
+          engine_ms: round(engineMs),
+          naive_ms: round(naiveMs),
+          speedup: round(speedup, 3),
+          ceiling: round(ceiling, 3),
+          efficiency: round(speedup / ceiling, 3),
+          engine_tokens: e.tokens,
+          naive_tokens: naiveTokens,
+          engine_passes: e.passes,
+          naive_passes: q,
+          reps: state.reps,
+          engine_samples_ms: e.ms.map((x) => round(x)),
+          naive_samples_ms: naive.ms.get(q)!.map((x) => round(x)),
+          engine_cpu_share: round(median(e.share), 2),
+          naive_cpu_share: round(median(naive.share), 2),
+          max_prob_diff: maxDiff === null ? null : Number((maxDiff as number).toExponential(2)),
+        });
+      }
+      if (setup.rows > 0 || !setup.firstTokensDistinct) {
+        log(`${plan.model}: ${setup.rows} label rows (labels sharing a first token): the engine reads them exactly, the naive way reads first tokens only`);
+      }
+    }
+    memory.push(await phaseMemory(base, 'decisions', sampler, p));
+
+    // ---- chat: time to first token and decode speed, engine vs pipeline('text-generation')
+    const user = await p.call<string>('userText', plan.chat.promptTokens, 7);
+    const samples: ChatResult['samples'] = { ttft_ms: [], decode_tps: [], baseline_ttft_ms: [], baseline_decode_tps: [], followup_ttft_ms: [], cold_followup_ttft_ms: [] };
+    let promptTokens = 0;
+    let newTokens = 0;
+    let sameText = true;
+    for (let rep = 0; rep < plan.chat.reps; rep++) {
+      // A system line that differs per repetition: no KV reuse between repetitions.
+      const messages = [
+        { role: 'system', content: `Benchmark run ${rep + 1}. Answer the user.` },
+        { role: 'user', content: user },
+      ];
+      const order = rep % 2 === 0 ? ['engine', 'baseline'] : ['baseline', 'engine'];
+      let et = '';
+      let bt = '';
+      for (const way of order) {
+        if (way === 'engine') {
+          const r = await p.call<{ ttft_ms: number; decode_tps: number | null; prompt_tokens: number; tokens: number; text: string }>('engineChat', messages, plan.chat.newTokens);
+          samples.ttft_ms.push(r.ttft_ms);
+          if (r.decode_tps !== null) samples.decode_tps.push(r.decode_tps);
+          promptTokens = r.prompt_tokens;
+          newTokens = r.tokens;
+          et = r.text;
+        } else {
+          const r = await p.call<{ ttft_ms: number; decode_tps: number | null; text: string }>('baselineChat', messages, plan.chat.newTokens);
+          samples.baseline_ttft_ms.push(r.ttft_ms);
+          if (r.decode_tps !== null) samples.baseline_decode_tps.push(r.decode_tps);
+          bt = r.text;
+        }
+      }
+      sameText &&= et.trim() === bt.trim();
+      log(
+        `${plan.model} ${plan.device} chat rep ${rep + 1}/${plan.chat.reps}: ttft ${fmt(samples.ttft_ms.at(-1)!)} vs ${fmt(samples.baseline_ttft_ms.at(-1)!)}, ` +
+          `decode ${samples.decode_tps.at(-1)?.toFixed(1)} vs ${samples.baseline_decode_tps.at(-1)?.toFixed(1)} tok/s`,
+      );
+    }
+
+    // ---- follow-up turn after a long history: KV reuse vs cold prefill
+    const history = await p.call<string>('userText', plan.followup.userTokens, 11);
+    let fu = { history: 0, prompt: 0, cached: 0, coldCached: 0 };
+    for (let rep = 0; rep < plan.followup.reps; rep++) {
+      const system = { role: 'system', content: `Conversation ${rep + 1}.` };
+      const first = [system, { role: 'user', content: history }];
+      const turn1 = await p.call<{ text: string; prompt_tokens: number; tokens: number }>('engineChat', first, plan.followup.replyTokens);
+      const second = [...first, { role: 'assistant', content: turn1.text }, { role: 'user', content: 'Thank you. Now say it again in one short line.' }];
+      const warmTurn = await p.call<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
+      // Another conversation in between replaces the engine's conversation cache.
+      await p.call('engineFirstToken', [{ role: 'system', content: `Unrelated ${rep + 1}.` }, { role: 'user', content: 'Hello.' }]);
+      const coldTurn = await p.call<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
+      samples.followup_ttft_ms.push(warmTurn.ms);
+      samples.cold_followup_ttft_ms.push(coldTurn.ms);
+      fu = { history: turn1.prompt_tokens + turn1.tokens, prompt: warmTurn.prompt_tokens, cached: warmTurn.cached_tokens, coldCached: coldTurn.cached_tokens };
+      log(`${plan.model} ${plan.device} follow-up rep ${rep + 1}/${plan.followup.reps}: ${fmt(warmTurn.ms)} reusing ${warmTurn.cached_tokens}/${warmTurn.prompt_tokens} tokens vs cold ${fmt(coldTurn.ms)} (${coldTurn.cached_tokens} reused)`);
+    }
+    memory.push(await phaseMemory(base, 'chat', sampler, p));
+
+    const chat: ChatResult = {
+      ...base,
+      prompt_tokens: promptTokens,
+      new_tokens: newTokens,
+      ttft_ms: round(median(samples.ttft_ms)),
+      decode_tps: round(median(samples.decode_tps), 2),
+      baseline_ttft_ms: round(median(samples.baseline_ttft_ms)),
+      baseline_decode_tps: round(median(samples.baseline_decode_tps), 2),
+      followup_ttft_ms: round(median(samples.followup_ttft_ms)),
+      cold_followup_ttft_ms: round(median(samples.cold_followup_ttft_ms)),
+      followup_history_tokens: fu.history,
+      followup_prompt_tokens: fu.prompt,
+      followup_cached_tokens: fu.cached,
+      cold_followup_cached_tokens: fu.coldCached,
+      same_text: sameText,
+      reps: plan.chat.reps,
+      followup_reps: plan.followup.reps,
+      samples: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])) as ChatResult['samples'],
+    };
+    await p.call('dispose');
+    await p.close();
+    return { decisions, chat, load, memory, threads: cold.status.threads, isolated: info.crossOriginIsolated, adapter };
+  } finally {
+    sampler.stop();
+    await ctx.close().catch(() => undefined);
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+async function phaseMemory(base: Pick<MemoryResult, 'device' | 'model' | 'dtype'>, phase: MemoryResult['phase'], sampler: ProcessSampler, p: BenchPage): Promise<MemoryResult> {
+  const t0 = performance.now();
+  await p.heap.sample();
+  const t1 = performance.now();
+  const gpu = await p.call<{ live: number; peak: number } | null>('gpuBytes');
+  await p.call('gpuResetPeak');
+  const ua = await p.memory();
+  if (process.env['BENCH_DEBUG']) log(`memory probe: heap ${(t1 - t0).toFixed(0)} ms, rest ${(performance.now() - t1).toFixed(0)} ms`);
+  const heap = p.heap.mark();
+  const peaks = sampler.mark();
+  return {
+    ...base,
+    phase,
+    renderer_peak_rss_bytes: peaks.rendererRss,
+    browser_tree_peak_rss_bytes: peaks.treeRss,
+    worker_js_heap_peak_bytes: heap?.heap ?? null,
+    worker_array_buffers_peak_bytes: heap?.buffers ?? null,
+    ua_memory_bytes: ua?.total ?? null,
+    gpu_buffer_peak_bytes: base.device === 'webgpu' ? (gpu?.peak ?? null) : null,
+  };
+}
+
+function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[]): TargetResult[] {
+  const out: TargetResult[] = [];
+  const d = decisions.find((x) => x.model === SMOL && x.device === 'wasm' && x.questions === 16 && x.state_tokens === 512);
+  out.push({
+    name: 'decisions Q=16 S=512: speedup ≥ 80% of its token-count ceiling',
+    value: d ? d.efficiency : null,
+    threshold: 0.8,
+    met: d ? d.efficiency >= 0.8 : null,
+    detail: d ? `speedup ${d.speedup.toFixed(2)}× of a ${d.ceiling.toFixed(2)}× ceiling (${(d.efficiency * 100).toFixed(0)}%)` : 'not measured',
+  });
+  const c = chat.find((x) => x.model === SMOL && x.device === 'wasm');
+  out.push({
+    name: 'chat decode at least as fast as the pipeline baseline',
+    value: c ? round(c.decode_tps / c.baseline_decode_tps, 3) : null,
+    threshold: 1,
+    met: c ? c.decode_tps >= c.baseline_decode_tps : null,
+    detail: c ? `${c.decode_tps.toFixed(2)} vs ${c.baseline_decode_tps.toFixed(2)} tok/s` : 'not measured',
+  });
+  out.push({
+    name: 'follow-up time to first token ≥ 3× faster with KV reuse than cold',
+    value: c ? round(c.cold_followup_ttft_ms / c.followup_ttft_ms, 2) : null,
+    threshold: 3,
+    met: c ? c.cold_followup_ttft_ms / c.followup_ttft_ms >= 3 : null,
+    detail: c ? `${fmt(c.followup_ttft_ms)} vs ${fmt(c.cold_followup_ttft_ms)} cold, after ${c.followup_history_tokens} tokens of history` : 'not measured',
+  });
+  return out;
+}
+
+function round(x: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+function fmt(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const hasTinyStories = existsSync(join(SHARED, TINYSTORIES, 'onnx/model.onnx'));
+  if (!existsSync(join(GENERATED, SMOL, 'onnx/model.onnx'))) {
+    throw new Error(`models/${SMOL} is missing: generate it with \`npx tsx scripts/models/generate.ts --only smol\``);
+  }
+  const plans = makePlan({ quick: options.quick, webgpu: options.webgpu, models: options.models, hasTinyStories });
+  const loadStart = loadAverage();
+  log(`building the bench page; targets: ${plans.map((p) => `${p.model}/${p.device}/${p.dtype}`).join(', ')}`);
+  const dist = await buildPage();
+  log('page built');
+  const site = await serveStatic(dist);
+  const mirror = await startMirror([GENERATED, SHARED]);
+  const result: BenchResult = {
+    schema: 'jev-bench/1',
+    machine: machineDescription(),
+    browser: browserVersion(chromiumPath()),
+    commit: commitId(REPO),
+    date: new Date().toISOString(),
+    mode: options.quick ? 'quick' : 'full',
+    threads: null,
+    cross_origin_isolated: false,
+    adapter: null,
+    reps: Object.fromEntries(
+      plans.map((p) => [
+        `${p.model}/${p.device}`,
+        { decisions: Object.fromEntries(p.states.map((s) => [`S=${s.tokens}`, s.reps])), chat: p.chat.reps, followup: p.followup.reps, load: 1 },
+      ]),
+    ),
+    load_average: { start: loadStart, end: [] },
+    duration_s: 0,
+    decisions: [],
+    chat: [],
+    peers: [],
+    load: [],
+    memory: [],
+    targets: [],
+    notes: [],
+  };
+  try {
+    for (const plan of plans) {
+      const out = await runTarget(plan, site.url, mirror, options);
+      result.decisions.push(...out.decisions);
+      if (out.chat) result.chat.push(out.chat);
+      result.load.push(out.load);
+      result.memory.push(...out.memory);
+      if (plan.device === 'wasm') {
+        result.threads = out.threads;
+        result.cross_origin_isolated = out.isolated;
+      }
+      if (out.adapter) result.adapter = out.adapter;
+    }
+  } finally {
+    await site.close();
+    await mirror.close();
+  }
+  if (!options.webgpu) result.notes.push('WebGPU not run (pass --webgpu): on this machine it is SwiftShader on the CPU, under 0.1 tok/s for the 135M model.');
+  if (!hasTinyStories) result.notes.push(`${TINYSTORIES} not found under ../shared/models: skipped.`);
+  result.targets = evaluateTargets(result.decisions, result.chat);
+  result.load_average.end = loadAverage();
+  result.duration_s = Math.round((performance.now() - started) / 1000);
+  mkdirSync(dirname(resolve(options.json)), { recursive: true });
+  writeFileSync(options.json, JSON.stringify(result, null, 2) + '\n');
+  log(`wrote ${options.json}`);
+  if (options.md) {
+    // The chart sits beside the document, as SVG text written here (no network, no dependency).
+    const chart = options.md.replace(/\.md$/, '') + '.svg';
+    writeFileSync(chart, renderChart(result.decisions, result.chat));
+    const block = renderResults(result, `npm run bench -- ${process.argv.slice(2).join(' ')}`, basename(chart));
+    const existing = existsSync(options.md) ? readFileSync(options.md, 'utf8') : null;
+    writeFileSync(options.md, updateDocument(existing, block));
+    log(`wrote ${options.md} and ${chart}`);
+  }
+  for (const t of result.targets) log(`${t.met === null ? 'n/a ' : t.met ? 'MET ' : 'MISS'} ${t.name}: ${t.detail}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

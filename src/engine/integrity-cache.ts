@@ -1,0 +1,73 @@
+/**
+ * The model-file cache (Cache API, the same `transformers-cache` transformers.js uses), with
+ * integrity: every stored file carries its size and SHA-256, written when it was stored and
+ * checked on every read. A partial or corrupt file is deleted and reported as a miss, so
+ * transformers.js fetches it again; it is never served. Where the host states the file's SHA-256
+ * (the hub's `X-Linked-ETag` for large files), a download that does not match is refused.
+ */
+export const MODEL_CACHE = 'transformers-cache';
+const SIZE = 'x-jev-size';
+const SHA = 'x-jev-sha256';
+
+export interface IntegrityEvent {
+  key: string;
+  problem: 'size' | 'hash' | 'unverified';
+}
+
+export class IntegrityCache {
+  /** Entries found damaged (and dropped) since this cache was made: observable by tests and the UI. */
+  readonly dropped: IntegrityEvent[] = [];
+
+  constructor(private readonly name: string = MODEL_CACHE) {}
+
+  async match(key: string): Promise<Response | undefined> {
+    const cache = await caches.open(this.name);
+    const hit = await cache.match(key);
+    if (!hit) return undefined;
+    const size = Number(hit.headers.get(SIZE));
+    const sha = hit.headers.get(SHA);
+    let problem: IntegrityEvent['problem'] | null = null;
+    let body: ArrayBuffer | null = null;
+    if (!sha || !Number.isFinite(size)) problem = 'unverified';
+    else {
+      body = await hit.arrayBuffer();
+      if (body.byteLength !== size) problem = 'size';
+      else if ((await sha256(body)) !== sha) problem = 'hash';
+    }
+    if (problem || !body) {
+      await cache.delete(key);
+      this.dropped.push({ key, problem: problem ?? 'unverified' });
+      return undefined;
+    }
+    return new Response(body, { status: 200, headers: hit.headers });
+  }
+
+  async put(key: string, response: Response): Promise<void> {
+    const body = await response.arrayBuffer();
+    const sha = await sha256(body);
+    const stated = statedSha256(response.headers);
+    if (stated && stated !== sha) {
+      throw new Error(`The download of ${key} is corrupt: its SHA-256 is ${sha}, the host states ${stated}.`);
+    }
+    const headers = new Headers(response.headers);
+    headers.set(SIZE, String(body.byteLength));
+    headers.set(SHA, sha);
+    headers.set('content-length', String(body.byteLength));
+    const cache = await caches.open(this.name);
+    await cache.put(key, new Response(body, { status: 200, headers }));
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return (await caches.open(this.name)).delete(key);
+  }
+}
+
+async function sha256(body: ArrayBuffer): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function statedSha256(headers: Headers): string | null {
+  const etag = (headers.get('x-linked-etag') ?? '').replace(/^W\//, '').replace(/"/g, '');
+  return /^[0-9a-f]{64}$/.test(etag) ? etag : null;
+}
