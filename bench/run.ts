@@ -73,8 +73,6 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
-  // performance.measureUserAgentSpecificMemory() answers at once instead of at the next GC.
-  '--enable-blink-features=ForceEagerMeasureMemory',
 ];
 
 function chromiumPath(): string | undefined {
@@ -86,7 +84,6 @@ interface BenchPage {
   page: Page;
   heap: WorkerHeap;
   call<T = any>(name: string, ...args: unknown[]): Promise<T>;
-  memory(): Promise<{ total: number; byScope: Record<string, number> } | null>;
   close(): Promise<void>;
 }
 
@@ -107,11 +104,6 @@ async function openPage(ctx: BrowserContext, url: string): Promise<BenchPage> {
     heap,
     call: (name, ...args) =>
       page.evaluate(([n, a]) => (window as unknown as { bench: { call(n: string, ...a: unknown[]): Promise<never> } }).bench.call(n, ...a), [name, args] as const),
-    memory: () =>
-      Promise.race([
-        page.evaluate(() => (window as unknown as { bench: { memory(): Promise<{ total: number; byScope: Record<string, number> } | null> } }).bench.memory()),
-        new Promise<null>((r) => setTimeout(() => r(null), 60_000).unref()),
-      ]).catch(() => null),
     close: async () => {
       await heap.stop();
       await page.close();
@@ -351,13 +343,9 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
 }
 
 async function phaseMemory(base: Pick<MemoryResult, 'device' | 'model' | 'dtype'>, phase: MemoryResult['phase'], sampler: ProcessSampler, p: BenchPage): Promise<MemoryResult> {
-  const t0 = performance.now();
   await p.heap.sample();
-  const t1 = performance.now();
   const gpu = await p.call<{ live: number; peak: number } | null>('gpuBytes');
   await p.call('gpuResetPeak');
-  const ua = await p.memory();
-  if (process.env['BENCH_DEBUG']) log(`memory probe: heap ${(t1 - t0).toFixed(0)} ms, rest ${(performance.now() - t1).toFixed(0)} ms`);
   const heap = p.heap.mark();
   const peaks = sampler.mark();
   return {
@@ -367,7 +355,6 @@ async function phaseMemory(base: Pick<MemoryResult, 'device' | 'model' | 'dtype'
     browser_tree_peak_rss_bytes: peaks.treeRss,
     worker_js_heap_peak_bytes: heap?.heap ?? null,
     worker_array_buffers_peak_bytes: heap?.buffers ?? null,
-    ua_memory_bytes: ua?.total ?? null,
     gpu_buffer_peak_bytes: base.device === 'webgpu' ? (gpu?.peak ?? null) : null,
   };
 }

@@ -1,5 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
-import { MIRROR } from './support/env.ts';
+import { resolve } from 'node:path';
+import { MIRROR, REPO } from './support/env.ts';
+import { startStatic } from './support/static-server.ts';
 
 const URL_ = `/?model=tiny-random-llama&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`;
 const DECISION = {
@@ -103,4 +105,31 @@ test('a corrupted cached model file is detected and fetched again on the next lo
   await page.reload();
   await ready(page);
   expect(third.filter((u) => u.startsWith(MIRROR) && u.endsWith('.onnx'))).toEqual([]);
+});
+
+test('a new version is announced, and applied only when the page accepts it', async ({ page }) => {
+  const site = await startStatic(resolve(REPO, 'dist'), 4394);
+  try {
+    await page.goto(`${site.url}${URL_}`);
+    await ready(page);
+    await page.evaluate(() => {
+      window.addEventListener('jev-update', (e) => Object.assign(window, { applyUpdate: (e as CustomEvent).detail }), { once: true });
+    });
+    // Publish a new build: the service worker script changes.
+    site.override('/sw.js', (body) => `${body}\n// a new version\n`);
+    await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => r!.update()));
+    await page.waitForFunction(() => typeof (window as any).applyUpdate === 'function');
+    // Announced, not applied: the old worker still controls the page, the new one waits.
+    expect(await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => !!r!.waiting))).toBe(true);
+    const oldWorker = await page.evaluate(() => navigator.serviceWorker.controller!.scriptURL);
+    const reloaded = page.waitForEvent('framenavigated');
+    await page.evaluate(() => (window as any).applyUpdate());
+    await reloaded;
+    await ready(page);
+    const after = await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => ({ waiting: !!r!.waiting, active: !!r!.active })));
+    expect(after).toEqual({ waiting: false, active: true });
+    expect(oldWorker).toContain('/sw.js');
+  } finally {
+    await site.close();
+  }
 });

@@ -40,7 +40,7 @@ test('bad input: 320 generated malformed requests through the service worker, an
 
   const seen: Seen[] = [];
   for (let from = 0; from < CASES; from += BATCH) {
-    const batch: Seen[] = await page.evaluate(
+    const batch = (await page.evaluate(
       async ({ seed, count, from, to }) => {
         const R = (window as any).jevReliability;
         const jev = (window as any).jev;
@@ -71,7 +71,7 @@ test('bad input: 320 generated malformed requests through the service worker, an
         return out;
       },
       { seed: SEED, count: CASES, from, to: from + BATCH },
-    );
+    )) as Seen[];
     seen.push(...batch);
   }
 

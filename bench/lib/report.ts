@@ -119,7 +119,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
   out.push('');
   out.push(
     table(
-      ['model · device', 'phase', 'renderer RSS', 'browser tree RSS', 'worker JS heap', 'worker ArrayBuffers', 'measureUserAgentSpecificMemory', 'GPU buffers'],
+      ['model · device', 'phase', 'renderer RSS', 'browser tree RSS', 'worker JS heap', 'worker ArrayBuffers', 'GPU buffers'],
       r.memory.map((m) => [
         `${m.model} · ${m.device}`,
         m.phase,
@@ -127,7 +127,6 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
         mib(m.browser_tree_peak_rss_bytes),
         mib(m.worker_js_heap_peak_bytes),
         mib(m.worker_array_buffers_peak_bytes),
-        mib(m.ua_memory_bytes),
         m.device === 'webgpu' ? mib(m.gpu_buffer_peak_bytes) : 'n/a (wasm)',
       ]),
     ),

@@ -77,7 +77,6 @@ export interface MemoryResult {
   browser_tree_peak_rss_bytes: number;
   worker_js_heap_peak_bytes: number | null;
   worker_array_buffers_peak_bytes: number | null;
-  ua_memory_bytes: number | null;
   gpu_buffer_peak_bytes: number | null;
 }
 

@@ -51,6 +51,8 @@ export class Engine implements EngineApi {
   readonly #conversation = new ConversationCache();
   #lm: LanguageModel | null = null;
   #device: GpuDeviceLike | null = null;
+  /** Resolves with what happened once the WebGPU device the model runs on is lost. */
+  #deviceLoss: Promise<string> | null = null;
   #loading: Promise<LanguageModel> | null = null;
   #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 } };
 
@@ -169,13 +171,28 @@ export class Engine implements EngineApi {
     const device = await webgpuDevice();
     if (!device || device === this.#device) return;
     this.#device = device;
-    void device.lost.then((info) => {
-      if (this.#device !== device) return;
-      this.#device = null;
+    this.#deviceLoss = device.lost.then((info) => {
       const message = `The WebGPU device was lost (${info.reason ?? 'unknown'}${info.message ? `: ${info.message}` : ''}).`;
+      if (this.#device !== device) return message;
+      this.#device = null;
       this.#status = { ...this.#status, state: 'failed', error: message };
       this.#config.host?.fault({ type: 'device-lost', message });
+      return message;
     });
+  }
+
+  /**
+   * The error a failed request answers with. A fault of the model on WebGPU may be the device
+   * going away, whose `lost` promise settles a moment after the failing call: it is then that
+   * loss (engine_unavailable, the engine restarts on wasm), not an engine_error.
+   */
+  async #failure(e: unknown): Promise<JevError> {
+    const error = toJevError(e);
+    const loss = this.#deviceLoss;
+    if (error.code !== 'engine_error' || !loss || this.#lm?.device !== 'webgpu') return error;
+    const lost = await Promise.race([loss, new Promise<null>((resolve) => setTimeout(() => resolve(null), 500))]);
+    if (lost === null) return error;
+    return new JevError('engine_unavailable', `${lost} The engine restarts on wasm: send the request again.`, { param: null, cause: e });
   }
 
   /** Runs one request in its turn, once the model is ready, cancellable by its call id. */
@@ -186,7 +203,7 @@ export class Engine implements EngineApi {
       const lm = await this.#ready();
       return await this.#queue.run(() => work(lm, controller.signal), controller.signal);
     } catch (e) {
-      throw toJevError(e);
+      throw await this.#failure(e);
     } finally {
       this.#calls.delete(call.id);
     }

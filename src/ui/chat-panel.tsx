@@ -123,11 +123,11 @@ export function ChatPanel({ client, store }: { client: JevClient; store: ChatSto
           onKeyDown={onKey}
         />
         {streaming ? (
-          <button type="button" class="button danger" onClick={stop}>
+          <button type="button" key="stop" class="button danger" onClick={stop}>
             Stop
           </button>
         ) : (
-          <button type="submit" class="button primary" disabled={draft.trim() === ''}>
+          <button type="submit" key="send" class="button primary" disabled={draft.trim() === ''}>
             Send
           </button>
         )}
