@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumPath, PREVIEW_PORT } from './e2e/support/env.ts';
+import { chromiumPath, DIST, PREVIEW_PORT } from './e2e/support/env.ts';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -25,7 +25,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npx vite preview --port ${PREVIEW_PORT} --strictPort`,
+    command: `npx vite preview --port ${PREVIEW_PORT} --strictPort --outDir ${DIST}`,
     url: `http://127.0.0.1:${PREVIEW_PORT}`,
     reuseExistingServer: !process.env['CI'],
     timeout: 60_000,

@@ -109,7 +109,7 @@ for (const mode of ['throw', 'exit'] as const) {
   });
 }
 
-test('a crash on a worker that is busy and one that is idle, three times over: each time the next request is served', async ({ page }) => {
+test('three crashes in a row (uncaught error, exit, uncaught error): each time the next request is served with the same answers', async ({ page }) => {
   const errors = await openApp(page);
   const before = await answers(page);
   for (let i = 0; i < 3; i++) {

@@ -72,3 +72,38 @@ export async function openNonHostingPage(page: Page): Promise<void> {
   await page.goto(`/?model=no-such-model&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`);
   await page.waitForFunction(() => !!navigator.serviceWorker.controller);
 }
+
+/**
+ * The JS heap of the page's engine worker, over the Chrome DevTools Protocol (the worker's own
+ * `performance` has no memory figures): after a full GC, the V8 heap in use and the bytes of
+ * ArrayBuffer backing stores (tensor data copied out of wasm lives there). Playwright's CDP
+ * session addresses only its page, so messages to the worker are relayed (Target.sendMessageToTarget).
+ */
+export async function engineWorkerHeap(page: Page): Promise<() => Promise<{ used: number; buffers: number }>> {
+  const cdp = await page.context().newCDPSession(page);
+  const on = cdp.on.bind(cdp) as unknown as (event: string, handler: (e: any) => void) => void;
+  const send = cdp.send.bind(cdp) as unknown as (method: string, params?: object) => Promise<unknown>;
+  const workers = new Map<string, string>();
+  const pending = new Map<number, (reply: any) => void>();
+  let id = 0;
+  on('Target.attachedToTarget', (e) => e.targetInfo.type === 'worker' && workers.set(e.sessionId, e.targetInfo.url));
+  on('Target.detachedFromTarget', (e) => workers.delete(e.sessionId));
+  on('Target.receivedMessageFromTarget', (e) => {
+    const reply = JSON.parse(e.message) as { id?: number };
+    if (reply.id !== undefined) pending.get(reply.id)?.(reply);
+  });
+  await send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  const call = (sessionId: string, method: string) =>
+    new Promise<any>((resolve) => {
+      const n = ++id;
+      pending.set(n, resolve);
+      void send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method, params: {} }) });
+    });
+  return async () => {
+    const session = [...workers].find(([, url]) => url.includes('engine.worker'))?.[0];
+    if (!session) throw new Error(`no engine worker among ${[...workers.values()].join(', ')}`);
+    await call(session, 'HeapProfiler.collectGarbage');
+    const usage = await call(session, 'Runtime.getHeapUsage');
+    return { used: usage.result.usedSize as number, buffers: (usage.result.backingStorageSize ?? 0) as number };
+  };
+}

@@ -6,6 +6,8 @@ export const GENERATED = resolve(REPO, 'models');
 export const SHARED = resolve(REPO, '../shared/models');
 export const MIRROR_PORT = Number(process.env['JEV_MIRROR_PORT'] ?? 4391);
 export const MIRROR = `http://127.0.0.1:${MIRROR_PORT}`;
+/** The built app the browser tests serve (a separate build folder lets runs proceed side by side). */
+export const DIST = resolve(REPO, process.env['JEV_DIST'] ?? 'dist');
 export const PREVIEW_PORT = Number(process.env['JEV_PREVIEW_PORT'] ?? 4390);
 export const hasTinyStories = existsSync(resolve(SHARED, 'TinyStories-656K/onnx/model.onnx'));
 

@@ -5,6 +5,7 @@
  * part. OpenAI's `developer` role is read as `system`. Other message fields (`name`, …) are
  * ignored.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { limits } from './limits.ts';
 import { addIssue, isPlainObject } from './validation.ts';

@@ -7,6 +7,7 @@
  * user, response_format, tools, tool_choice, …) is ignored. A body with `questions` or `state`
  * and no `messages` is a decision request sent to the wrong endpoint, and is told so.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { chatMessageSchema } from './chat-message.ts';
 import type { ChatMessage, ChatMessageInput } from './chat-message.ts';

@@ -3,6 +3,7 @@
  * when streamed, a sequence of chunks (`chat.completion.chunk`), each sent as one
  * `data: {json}` server-sent event and ended by `data: [DONE]`.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { responseCheckMessages } from './messages.ts';
 

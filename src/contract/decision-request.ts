@@ -9,6 +9,7 @@
  * - Unknown top-level fields are ignored, except that a body with `messages` and no
  *   `questions` is a chat completion request sent to the wrong endpoint, and is told so.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { JevError } from './errors.ts';
 import { errorMessages, validationMessage } from './messages.ts';

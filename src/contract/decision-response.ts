@@ -4,6 +4,7 @@
  * noul and confidence in [0, 1], probabilities in [0, 1] summing to about 1, a choice among the
  * probabilities' keys, a score between 0 and the highest grade index, integer token counts ≥ 0.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { responseCheckMessages } from './messages.ts';
 

@@ -4,6 +4,7 @@
  * Errors cross worker and service-worker boundaries as plain values (`toJSON` / `fromJSON`),
  * never as bare strings.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { errorMessages } from './messages.ts';
 

@@ -6,6 +6,7 @@
  * `__proto__` (rejected: it could not round-trip through plain objects on the way back).
  * Other keys, `constructor` included, are ordinary keys.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { limits } from './limits.ts';
 import { addIssue, isPlainObject, lengthBetween } from './validation.ts';

@@ -1,4 +1,5 @@
 /** The model list (`GET /v1/models`), OpenAI's shape. */
+import './zod-config.ts';
 import { z } from 'zod';
 
 export type ModelObject = { id: string; object: 'model'; created: number; owned_by: string };

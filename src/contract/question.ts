@@ -8,6 +8,7 @@
  * - A description (noul or choice) that is null or "" becomes null: the key alone is read.
  * - Unknown fields of a question are ignored.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { keyedRecord } from './keyed-record.ts';
 import { limits } from './limits.ts';

@@ -15,6 +15,7 @@
  * The rendered text must contain something other than white space, and at most
  * `limits.maxStateChars` characters.
  */
+import './zod-config.ts';
 import { z } from 'zod';
 import { limits } from './limits.ts';
 import type { MessageArgs } from './messages.ts';

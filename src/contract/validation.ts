@@ -3,6 +3,7 @@
  * message of the table in messages.ts; `parseWith` turns the most top-level issue of a failed
  * parse into a JevError whose `param` is the offending field's path and whose message names it.
  */
+import './zod-config.ts';
 import type { z } from 'zod';
 import { JevError, isErrorCode } from './errors.ts';
 import type { ErrorCode } from './errors.ts';

@@ -33,6 +33,9 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
   const wasm = env.backends.onnx?.wasm;
   if (wasm) {
     if (config.ortBase) {
+      // Import onnxruntime's factory from its own URL rather than a blob: copy, so that a strict
+      // Content-Security-Policy (script-src 'self') holds; offline, the service worker serves it.
+      env.useWasmCache = false;
       const base = config.ortBase.endsWith('/') ? config.ortBase : `${config.ortBase}/`;
       wasm.wasmPaths = { mjs: `${base}${ORT_FILES.mjs}`, wasm: `${base}${ORT_FILES.wasm}` };
     }
