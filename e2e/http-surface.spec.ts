@@ -53,10 +53,13 @@ test.describe('the HTTP surface on the page origin', () => {
       }
       const viaFetch = new (globalThis as any).OpenAI({ apiKey: 'local', baseURL: location.origin + '/v1', dangerouslyAllowBrowser: true, fetch: (window as any).jev.fetch });
       const direct = await viaFetch.chat.completions.create(req);
-      return { done: done.choices[0].message.content, text, chunks, direct: direct.choices[0].message.content, finish: done.choices[0].finish_reason };
+      let streamedDirect = '';
+      for await (const c of await viaFetch.chat.completions.create({ ...req, stream: true })) streamedDirect += c.choices[0]?.delta?.content ?? '';
+      return { done: done.choices[0].message.content, text, chunks, direct: direct.choices[0].message.content, streamedDirect, finish: done.choices[0].finish_reason };
     });
     expect(out.text).toBe(out.done);
     expect(out.direct).toBe(out.done);
+    expect(out.streamedDirect).toBe(out.done);
     expect(out.chunks).toBeGreaterThan(2);
   });
 
