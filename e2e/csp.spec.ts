@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { DIST, MIRROR } from './support/env.ts';
+import { EXTRA_PORT, DIST, MIRROR } from './support/env.ts';
 import { startStatic } from './support/static-server.ts';
 
 /** The policy docs/offline.md recommends, with the model host as the only other origin. */
@@ -17,7 +17,7 @@ const CSP = [
 ].join('; ');
 
 test('the playground works under a strict Content-Security-Policy, with no violation', async ({ page }) => {
-  const site = await startStatic(DIST, 4395, { 'Content-Security-Policy': CSP });
+  const site = await startStatic(DIST, EXTRA_PORT.cspSite, { 'Content-Security-Policy': CSP });
   try {
     const violations: string[] = [];
     page.on('console', (m) => {

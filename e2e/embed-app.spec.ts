@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { build, preview, type PreviewServer } from 'vite';
-import { MIRROR, REPO } from './support/env.ts';
+import { EXTRA_PORT, MIRROR, REPO } from './support/env.ts';
 
 const CONFIG = resolve(REPO, 'e2e/fixtures/embed-app/vite.config.ts');
-const PORT = 4393;
+const PORT = EXTRA_PORT.embedApp;
 let server: PreviewServer;
 
 test.beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { DIST, MIRROR } from './support/env.ts';
+import { EXTRA_PORT, DIST, MIRROR } from './support/env.ts';
 import { startStatic } from './support/static-server.ts';
 
 const URL_ = `/?model=tiny-random-llama&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`;
@@ -107,7 +107,7 @@ test('a corrupted cached model file is detected and fetched again on the next lo
 });
 
 test('a new version is announced, and applied only when the page accepts it', async ({ page }) => {
-  const site = await startStatic(DIST, 4394);
+  const site = await startStatic(DIST, EXTRA_PORT.staticSite);
   try {
     await page.goto(`${site.url}${URL_}`);
     await ready(page);
