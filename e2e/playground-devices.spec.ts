@@ -56,3 +56,21 @@ test('fits a phone: nothing wider than 375 px on either tab', async ({ browser }
   expect(await width()).toBeLessThanOrEqual(375);
   await page.close();
 });
+
+test('a model that cannot load says why in the model panel, and the previous one can be loaded again', async ({ page }) => {
+  await page.goto(`/?model=tiny-random-llama&host=${encodeURIComponent(MIRROR)}&device=wasm`);
+  await expect(page.getByTestId('engine-status')).toHaveAttribute('data-state', 'ready');
+  // The mirror holds only the test models, so a registry model is not found there.
+  await page.locator('#model-select').selectOption('HuggingFaceTB/SmolLM2-135M-Instruct');
+  await expect(page.getByTestId('model-facts')).toContainText('Download: q4f16 134 MB');
+  await page.getByRole('button', { name: 'Load model' }).click();
+  const status = page.getByTestId('engine-status');
+  await expect(status).toHaveAttribute('data-state', 'failed');
+  await expect(status).toHaveAttribute('role', 'alert');
+  await expect(status).toContainText('Loading HuggingFaceTB/SmolLM2-135M-Instruct failed: ');
+  await page.locator('#model-select').selectOption('tiny-random-llama');
+  await page.getByRole('button', { name: 'Load model' }).click();
+  await expect(status).toHaveAttribute('data-state', 'ready');
+  await page.getByRole('button', { name: 'Decide', exact: true }).click();
+  await expect(page.getByTestId('decision-result')).toBeVisible();
+});

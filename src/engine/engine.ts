@@ -67,6 +67,7 @@ export class Engine implements EngineApi {
 
   async load(options: LoadOptions, onEvent: (e: LoadEvent) => void = () => {}): Promise<EngineStatus> {
     const previous = this.#loading;
+    const before = this.#status;
     this.#status = { ...this.#status, state: 'loading', model: options.model, error: null };
     const loading = (async () => {
       await previous?.catch(() => undefined);
@@ -79,7 +80,13 @@ export class Engine implements EngineApi {
       return this.#status;
     } catch (e) {
       const err = toJevError(e);
-      this.#status = { ...this.#status, state: 'failed', error: err.message };
+      if (this.#lm && before.state === 'ready' && this.#lm.id === before.model) {
+        // The model that was serving is still loaded: it goes on serving; the failure is reported.
+        this.#status = { ...before, error: err.message };
+        if (this.#loading === loading) this.#loading = null;
+      } else {
+        this.#status = { ...this.#status, state: 'failed', error: err.message };
+      }
       throw err;
     }
   }

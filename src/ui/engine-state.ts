@@ -18,6 +18,8 @@ export type EnginePhase =
   | { phase: 'failed'; target: LoadTarget; error: string; param: string | null };
 
 export interface EngineState {
+  /** What the page's address asked for. */
+  initial: LoadTarget;
   current: Signal<EnginePhase>;
   /** Loads another model, device or dtype through `client.load`; progress starts afresh. */
   load(target: Omit<LoadTarget, 'host'>): Promise<void>;
@@ -49,6 +51,7 @@ export function createEngineState(client: JevClient, initial: LoadTarget, progre
   follow(initial, performance.now(), client.ready, false);
 
   return {
+    initial,
     current,
     async load(choice) {
       const target = { ...choice, host: current.value.target.host };

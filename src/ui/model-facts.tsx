@@ -12,7 +12,7 @@ export function ModelFacts({ entry, host, gpuMissing }: { entry: RegistryModel |
   if (!entry) {
     return (
       <p class="muted small-text" data-testid="model-facts">
-        A model named by the page's address, read from <span class="file-name">{host}</span>. To open another, add{' '}
+        Not one of the recommended models; its files are read from <span class="file-name">{host}</span>. To open any other, add{' '}
         <code>?model=owner/name</code> to the address.
       </p>
     );

@@ -80,7 +80,14 @@ export function ModelPanel({ engine, progress, webgpu }: ModelPanelProps) {
         <div class="field">
           <label for="model-select">Model</label>
           <select id="model-select" value={model} onChange={(e) => chooseModel(e.currentTarget.value)}>
-            {!findRegistryModel(state.target.model) && <option value={state.target.model}>{state.target.model} (from the address)</option>}
+            {[...new Set([engine.initial.model, state.target.model])]
+              .filter((id) => !findRegistryModel(id))
+              .map((id) => (
+                <option value={id} key={id}>
+                  {id}
+                  {id === engine.initial.model ? ' (from the address)' : ''}
+                </option>
+              ))}
             {MODEL_REGISTRY.map((m) => (
               <option value={m.id} key={m.id}>
                 {m.label} · {m.parameters}

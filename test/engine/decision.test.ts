@@ -245,3 +245,19 @@ for (const m of testModels()) {
   });
   if (!m.present) it.skip(skipMessage(m.id, m.root), () => {});
 }
+
+describe('a failed load', () => {
+  it('leaves the model that was serving in service, and reports the failure', async () => {
+    const m = testModels()[0]!;
+    const engine = await loadEngine(m.root, m.id);
+    const before = await engine.decide({ model: 'jev', state: 'a dog', questions: { q: { type: 'noul', instructions: 'A dog?' } } }, { id: 'f1' });
+    const err = await engine.load({ model: 'no-such-model', host: 'http://unused.invalid', device: 'auto', dtype: 'fp32' }).catch((e) => e);
+    expect(err.code).toBe('model_load_failed');
+    const status = await engine.status();
+    expect(status).toMatchObject({ state: 'ready', model: m.id });
+    expect(status.error).toMatch(/no-such-model/);
+    const after = await engine.decide({ model: 'jev', state: 'a dog', questions: { q: { type: 'noul', instructions: 'A dog?' } } }, { id: 'f2' });
+    expect(after.answers).toEqual(before.answers);
+    await engine.languageModel?.dispose();
+  });
+});
