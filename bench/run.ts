@@ -1,5 +1,6 @@
 /**
  * `npm run bench -- --json FILE [--quick] [--webgpu] [--models a,b] [--threads N] [--md FILE | --no-md]`
+ * (and, for short investigative runs, `--states 64,512` and `--reps N`)
  *
  * Runs the engine and the transformers.js baselines side by side in headless Chromium, on the
  * same loaded model, and writes the results as JSON (schema: docs/benchmarks.md) and as the
@@ -37,10 +38,12 @@ interface Options {
   webgpu: boolean;
   models: string[] | null;
   threads: number | undefined;
+  states: number[] | null;
+  reps: number | null;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined };
+  const o: Options = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -55,8 +58,10 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--webgpu') o.webgpu = true;
     else if (a === '--models') o.models = value().split(',');
     else if (a === '--threads') o.threads = Number(value());
+    else if (a === '--states') o.states = value().split(',').map(Number);
+    else if (a === '--reps') o.reps = Number(value());
     else if (a === '--help' || a === '-h') {
-      console.log('usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K] [--threads N] [--md FILE | --no-md]');
+      console.log('usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K] [--threads N] [--states 64,512] [--reps N] [--md FILE | --no-md]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -91,6 +96,7 @@ async function openPage(ctx: BrowserContext, url: string): Promise<BenchPage> {
   const page = await ctx.newPage();
   page.setDefaultTimeout(0);
   page.on('pageerror', (e) => log('page error:', e.message));
+  page.on('crash', () => log('the bench page crashed'));
   page.on('console', (m) => {
     if (m.type() === 'error' && !m.text().includes('404')) log('console:', m.text());
   });
@@ -151,19 +157,18 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     log(`${plan.model} ${plan.device}: warm load ${(warm.ms / 1000).toFixed(1)} s (${warmFetches} onnx fetch${warmFetches ? ' — not served from the cache!' : ''})`);
     const load: LoadResult = { ...base, bytes: cold.bytes, cold_ms: cold.ms, warm_ms: warm.ms };
 
-    /** Runs one worker call and reports the CPU share the browser got meanwhile. */
-    const timed = async <T>(name: string, ...args: unknown[]): Promise<{ r: T; share: number }> => {
+    /** Runs one worker call and reports the CPU seconds the browser used meanwhile. */
+    const timed = async <T>(name: string, ...args: unknown[]): Promise<{ r: T; cpu: number }> => {
       const c0 = sampler.cpu();
-      const t0 = performance.now();
       const r = await p.call<T>(name, ...args);
-      const wall = (performance.now() - t0) / 1000;
-      return { r, share: (sampler.cpu() - c0) / Math.max(wall, 1e-3) };
+      return { r, cpu: sampler.cpu() - c0 };
     };
 
     // ---- warm-up: one small decision each way (first runs allocate onnxruntime's arenas)
     await p.call('setupDecisions', 'warmup', 32, 99);
     await p.call('engineDecision', 'warmup', 2);
-    await p.call('naiveDecision', 'warmup', 2);
+    await p.call('naivePass', 'warmup', 0);
+    await p.call('naivePass', 'warmup', 1);
     await p.call('gpuResetPeak');
     sampler.mark();
     p.heap.mark();
@@ -179,33 +184,45 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
         state.tokens,
         1000 + si,
       );
-      const engine = new Map<number, { ms: number[]; tokens: number; passes: number; share: number[]; probs: Record<string, number>[] }>();
-      const naive = { ms: new Map<number, number[]>(), tokens: [] as number[], share: [] as number[], probs: [] as Record<string, number>[], same: [] as boolean[] };
+      const engine = new Map<number, { ms: number[]; cpu: number[]; tokens: number; passes: number; probs: Record<string, number>[] }>();
+      const naive = { ms: new Map<number, number[]>(), cpu: new Map<number, number[]>(), tokens: [] as number[], probs: [] as Record<string, number>[], same: [] as boolean[] };
       for (let rep = 0; rep < state.reps; rep++) {
         // Alternate which way goes first, so drift and other load on the machine hit both alike.
         const order = rep % 2 === 0 ? ['engine', 'naive'] : ['naive', 'engine'];
         for (const way of order) {
           if (way === 'engine') {
             for (const q of plan.questions) {
-              const { r, share } = await timed<{ ms: number; tokens: number; passes: number; probs: Record<string, number>[] }>('engineDecision', key, q);
-              const e = engine.get(q) ?? { ms: [], tokens: r.tokens, passes: r.passes, share: [], probs: r.probs };
+              const { r, cpu } = await timed<{ ms: number; tokens: number; passes: number; probs: Record<string, number>[] }>('engineDecision', key, q);
+              const e = engine.get(q) ?? { ms: [], cpu: [], tokens: r.tokens, passes: r.passes, probs: r.probs };
               e.ms.push(r.ms);
-              e.share.push(share);
+              e.cpu.push(cpu);
               engine.set(q, e);
             }
           } else {
             // The naive way keeps nothing between questions, so a request of Q questions is
-            // exactly the first Q passes of this loop: one run of Q = max gives every Q.
-            const { r, share } = await timed<{ cumulative_ms: number[]; tokens: number[]; probs: Record<string, number>[]; sameContext: boolean[] }>(
-              'naiveDecision',
-              key,
-              qmax,
-            );
-            for (const q of plan.questions) naive.ms.set(q, [...(naive.ms.get(q) ?? []), r.cumulative_ms[q - 1]!]);
-            naive.tokens = r.tokens;
-            naive.share.push(share);
-            naive.probs = r.probs;
-            naive.same = r.sameContext;
+            // exactly the first Q passes: one run of Q = max gives every Q.
+            let wall = 0;
+            let cpu = 0;
+            const tokens: number[] = [];
+            const probs: Record<string, number>[] = [];
+            const same: boolean[] = [];
+            const cumulative: { ms: number; cpu: number }[] = [];
+            for (let i = 0; i < qmax; i++) {
+              const { r, cpu: c } = await timed<{ ms: number; tokens: number; probs: Record<string, number>; sameContext: boolean }>('naivePass', key, i);
+              wall += r.ms;
+              cpu += c;
+              tokens.push(r.tokens);
+              probs.push(r.probs);
+              same.push(r.sameContext);
+              cumulative.push({ ms: wall, cpu });
+            }
+            for (const q of plan.questions) {
+              naive.ms.set(q, [...(naive.ms.get(q) ?? []), cumulative[q - 1]!.ms]);
+              naive.cpu.set(q, [...(naive.cpu.get(q) ?? []), cumulative[q - 1]!.cpu]);
+            }
+            naive.tokens = tokens;
+            naive.probs = probs;
+            naive.same = same;
           }
         }
         log(
@@ -246,8 +263,11 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
           reps: state.reps,
           engine_samples_ms: e.ms.map((x) => round(x)),
           naive_samples_ms: naive.ms.get(q)!.map((x) => round(x)),
-          engine_cpu_share: round(median(e.share), 2),
-          naive_cpu_share: round(median(naive.share), 2),
+          engine_cpu_s: round(median(e.cpu), 2),
+          naive_cpu_s: round(median(naive.cpu.get(q)!), 2),
+          speedup_cpu: round(median(naive.cpu.get(q)!) / median(e.cpu), 3),
+          engine_cpu_share: round(median(e.cpu.map((c, i) => c / (e.ms[i]! / 1000))), 2),
+          naive_cpu_share: round(median(naive.cpu.get(q)!.map((c, i) => c / (naive.ms.get(q)![i]! / 1000))), 2),
           max_prob_diff: maxDiff === null ? null : Number((maxDiff as number).toExponential(2)),
         });
       }
@@ -263,6 +283,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     let promptTokens = 0;
     let newTokens = 0;
     let sameText = true;
+    const shares = { engine: [] as number[], baseline: [] as number[], followup: [] as number[], cold_followup: [] as number[] };
     for (let rep = 0; rep < plan.chat.reps; rep++) {
       // A system line that differs per repetition: no KV reuse between repetitions.
       const messages = [
@@ -274,14 +295,16 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
       let bt = '';
       for (const way of order) {
         if (way === 'engine') {
-          const r = await p.call<{ ttft_ms: number; decode_tps: number | null; prompt_tokens: number; tokens: number; text: string }>('engineChat', messages, plan.chat.newTokens);
+          const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; prompt_tokens: number; tokens: number; text: string }>('engineChat', messages, plan.chat.newTokens);
+          shares.engine.push(cpu / (r.total_ms / 1000));
           samples.ttft_ms.push(r.ttft_ms);
           if (r.decode_tps !== null) samples.decode_tps.push(r.decode_tps);
           promptTokens = r.prompt_tokens;
           newTokens = r.tokens;
           et = r.text;
         } else {
-          const r = await p.call<{ ttft_ms: number; decode_tps: number | null; text: string }>('baselineChat', messages, plan.chat.newTokens);
+          const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; text: string }>('baselineChat', messages, plan.chat.newTokens);
+          shares.baseline.push(cpu / (r.total_ms / 1000));
           samples.baseline_ttft_ms.push(r.ttft_ms);
           if (r.decode_tps !== null) samples.baseline_decode_tps.push(r.decode_tps);
           bt = r.text;
@@ -302,10 +325,12 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
       const first = [system, { role: 'user', content: history }];
       const turn1 = await p.call<{ text: string; prompt_tokens: number; tokens: number }>('engineChat', first, plan.followup.replyTokens);
       const second = [...first, { role: 'assistant', content: turn1.text }, { role: 'user', content: 'Thank you. Now say it again in one short line.' }];
-      const warmTurn = await p.call<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
+      const { r: warmTurn, cpu: warmCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
+      shares.followup.push(warmCpu / (warmTurn.ms / 1000));
       // Another conversation in between replaces the engine's conversation cache.
       await p.call('engineFirstToken', [{ role: 'system', content: `Unrelated ${rep + 1}.` }, { role: 'user', content: 'Hello.' }]);
-      const coldTurn = await p.call<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
+      const { r: coldTurn, cpu: coldCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
+      shares.cold_followup.push(coldCpu / (coldTurn.ms / 1000));
       samples.followup_ttft_ms.push(warmTurn.ms);
       samples.cold_followup_ttft_ms.push(coldTurn.ms);
       fu = { history: turn1.prompt_tokens + turn1.tokens, prompt: warmTurn.prompt_tokens, cached: warmTurn.cached_tokens, coldCached: coldTurn.cached_tokens };
@@ -328,6 +353,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
       followup_cached_tokens: fu.cached,
       cold_followup_cached_tokens: fu.coldCached,
       same_text: sameText,
+      cpu_share: Object.fromEntries(Object.entries(shares).map(([k, v]) => [k, round(median(v), 2)])) as ChatResult['cpu_share'],
       reps: plan.chat.reps,
       followup_reps: plan.followup.reps,
       samples: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])) as ChatResult['samples'],
@@ -367,7 +393,9 @@ function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[]): Targe
     value: d ? d.efficiency : null,
     threshold: 0.8,
     met: d ? d.efficiency >= 0.8 : null,
-    detail: d ? `speedup ${d.speedup.toFixed(2)}× of a ${d.ceiling.toFixed(2)}× ceiling (${(d.efficiency * 100).toFixed(0)}%)` : 'not measured',
+    detail: d
+      ? `speedup ${d.speedup.toFixed(2)}× of a ${d.ceiling.toFixed(2)}× ceiling (${(d.efficiency * 100).toFixed(0)}%); in CPU time ${d.speedup_cpu.toFixed(2)}× (${((d.speedup_cpu / d.ceiling) * 100).toFixed(0)}%)`
+      : 'not measured',
   });
   const c = chat.find((x) => x.model === SMOL && x.device === 'wasm');
   out.push({
@@ -375,7 +403,7 @@ function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[]): Targe
     value: c ? round(c.decode_tps / c.baseline_decode_tps, 3) : null,
     threshold: 1,
     met: c ? c.decode_tps >= c.baseline_decode_tps : null,
-    detail: c ? `${c.decode_tps.toFixed(2)} vs ${c.baseline_decode_tps.toFixed(2)} tok/s` : 'not measured',
+    detail: c ? `${c.decode_tps.toFixed(2)} vs ${c.baseline_decode_tps.toFixed(2)} tok/s (medians of ${c.reps}; CPU share ${c.cpu_share.engine} vs ${c.cpu_share.baseline})` : 'not measured',
   });
   out.push({
     name: 'follow-up time to first token ≥ 3× faster with KV reuse than cold',
@@ -404,6 +432,15 @@ async function main(): Promise<void> {
     throw new Error(`models/${SMOL} is missing: generate it with \`npx tsx scripts/models/generate.ts --only smol\``);
   }
   const plans = makePlan({ quick: options.quick, webgpu: options.webgpu, models: options.models, hasTinyStories });
+  for (const p of plans) {
+    // Overrides for short investigative runs.
+    if (options.states) p.states = options.states.map((tokens) => ({ tokens, reps: options.reps ?? p.states[0]!.reps }));
+    if (options.reps) {
+      p.states = p.states.map((st) => ({ ...st, reps: options.reps! }));
+      p.chat.reps = options.reps;
+      p.followup.reps = options.reps;
+    }
+  }
   const loadStart = loadAverage();
   log(`building the bench page; targets: ${plans.map((p) => `${p.model}/${p.device}/${p.dtype}`).join(', ')}`);
   const dist = await buildPage();

@@ -65,7 +65,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     out.push(`**${key}**`, '');
     out.push(
       table(
-        ['S (state tokens)', 'Q', 'prefix', 'engine', 'naive', 'speedup', 'ceiling', 'of ceiling', 'tokens engine / naive', 'passes engine / naive', 'CPU share engine / naive', 'reps', 'max Δp'],
+        ['S (state tokens)', 'Q', 'prefix', 'engine', 'naive', 'speedup', 'ceiling', 'of ceiling', 'tokens engine / naive', 'passes engine / naive', 'CPU s engine / naive', 'speedup in CPU time', 'CPU share engine / naive', 'reps', 'max Δp'],
         rows.map((d) => [
           d.state_tokens,
           d.questions,
@@ -77,6 +77,8 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
           `${(d.efficiency * 100).toFixed(0)}%`,
           `${d.engine_tokens} / ${d.naive_tokens}`,
           `${d.engine_passes} / ${d.naive_passes}`,
+          `${num(d.engine_cpu_s, 1)} / ${num(d.naive_cpu_s, 1)}`,
+          `${num(d.speedup_cpu, 2)}× (${num((d.speedup_cpu / d.ceiling) * 100, 0)}%)`,
           `${num(d.engine_cpu_share, 2)} / ${num(d.naive_cpu_share, 2)}`,
           d.reps,
           d.max_prob_diff === null ? '—' : d.max_prob_diff.toExponential(1),
@@ -89,7 +91,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
   out.push('');
   out.push(
     table(
-      ['model · device', 'prompt → new tokens', 'TTFT engine', 'TTFT pipeline', 'decode engine', 'decode pipeline', 'same greedy text', 'follow-up TTFT (KV reuse)', 'follow-up TTFT (cold)', 'history (reused / prompt)', 'reps'],
+      ['model · device', 'prompt → new tokens', 'TTFT engine', 'TTFT pipeline', 'decode engine', 'decode pipeline', 'same greedy text', 'follow-up TTFT (KV reuse)', 'follow-up TTFT (cold)', 'history (reused / prompt)', 'CPU share engine / pipeline', 'reps'],
       r.chat.map((c) => [
         `${c.model} · ${c.device} · ${c.dtype}`,
         `${c.prompt_tokens} → ${c.new_tokens}`,
@@ -101,6 +103,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
         ms(c.followup_ttft_ms),
         `${ms(c.cold_followup_ttft_ms)} (${num(c.cold_followup_ttft_ms / c.followup_ttft_ms, 1)}×)`,
         `${c.followup_history_tokens} (${c.followup_cached_tokens} / ${c.followup_prompt_tokens}; cold ${c.cold_followup_cached_tokens})`,
+        `${num(c.cpu_share?.engine)} / ${num(c.cpu_share?.baseline)}`,
         `${c.reps} / ${c.followup_reps}`,
       ]),
     ),

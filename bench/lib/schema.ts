@@ -23,6 +23,11 @@ export interface DecisionResult {
   reps: number;
   engine_samples_ms: number[];
   naive_samples_ms: number[];
+  /** CPU seconds the browser's processes used per request (median): robust to other load on the machine. */
+  engine_cpu_s: number;
+  naive_cpu_s: number;
+  /** naive_cpu_s / engine_cpu_s. */
+  speedup_cpu: number;
   /** CPU seconds the browser got per wall second during the samples (≈ threads when uncontended). */
   engine_cpu_share: number | null;
   naive_cpu_share: number | null;
@@ -47,6 +52,8 @@ export interface ChatResult {
   followup_cached_tokens: number;
   cold_followup_cached_tokens: number;
   same_text: boolean; // greedy texts of engine and baseline agree
+  /** CPU seconds the browser got per wall second, median per kind of call (≈ threads when uncontended). */
+  cpu_share: { engine: number; baseline: number; followup: number; cold_followup: number };
   reps: number;
   followup_reps: number;
   samples: {

@@ -11,6 +11,7 @@ import type { ChatCompletionChunk, Question } from '../../src/contract/index.ts'
 import { chatPromptIds } from '../../src/engine/chat-prompt.ts';
 import { promptFrame, questionBlock } from '../../src/engine/decision-prompt.ts';
 import { Engine } from '../../src/engine/engine.ts';
+import type { KvCache } from '../../src/engine/kv-cache.ts';
 import type { LanguageModel } from '../../src/engine/language-model.ts';
 import { planQuestion } from '../../src/engine/question-plan.ts';
 import type { DeviceChoice, DtypeChoice, EngineStatus } from '../../src/protocol/engine-api.ts';
@@ -53,10 +54,28 @@ function timeForwards(m: LanguageModel): void {
   };
 }
 
+/** Time inside transformers.js' model.forward (the onnxruntime run), for engine and baselines alike. */
+let modelMs = 0;
+function timeModel(m: LanguageModel): void {
+  const model = m.model as unknown as { forward(inputs: unknown): Promise<unknown> };
+  const forward = model.forward.bind(model);
+  model.forward = async (inputs: unknown) => {
+    const t0 = performance.now();
+    try {
+      return await forward(inputs);
+    } finally {
+      modelMs += performance.now() - t0;
+    }
+  };
+}
+
 function need(): LanguageModel {
   if (!lm) throw new Error('no model loaded');
   return lm;
 }
+
+let profileBase: KvCache | null = null;
+const syntheticIds = (k: number, salt = 0) => Array.from({ length: k }, (_, i) => 100 + (((i + salt) * 7919) % 5000));
 
 type Message = { role: 'system' | 'user' | 'assistant'; content: string };
 
@@ -94,7 +113,10 @@ const api = {
     });
     const ms = performance.now() - t0;
     lm = engine.languageModel;
-    if (lm) timeForwards(lm);
+    if (lm) {
+      timeForwards(lm);
+      timeModel(lm);
+    }
     return { ms, status, bytes: [...bytes.values()].reduce((a, b) => a + b, 0), wasmThreads: env.backends.onnx?.wasm?.numThreads ?? null };
   },
 
@@ -157,39 +179,31 @@ const api = {
   },
 
   /**
-   * The naive way: for each question, tokenize state + question as one prompt, run the model on
-   * it (`await model(inputs)`), read the last position's logits, softmax, sum the label tokens.
+   * The naive way, one question: tokenize state + question as one prompt, run the model on it
+   * (`await model(inputs)`), read the last position's logits, softmax, sum the label tokens.
+   * A request of Q questions is Q such passes in a row; nothing is kept between them, so the
+   * runner times each pass on its own (and reads the CPU time the browser got for it).
    */
-  async naiveDecision(key: string, q: number) {
+  async naivePass(key: string, index: number) {
     const m = need();
     const s = setups.get(key)!;
-    let forward_ms = 0;
-    /** Per question: elapsed time since the start after it, and its prompt tokens. */
-    const cumulative_ms: number[] = [];
-    const tokens: number[] = [];
-    const probs: Record<string, number>[] = [];
+    const n = s.naive[index]!;
     const t0 = performance.now();
-    for (const n of s.naive.slice(0, q)) {
-      const inputs = m.tokenizer(n.text, { add_special_tokens: s.addSpecialTokens }) as unknown as Record<string, Tensor>;
-      tokens.push(inputs['input_ids']!.dims.at(-1)!);
-      const f0 = performance.now();
-      const out = (await m.model(inputs)) as unknown as { logits: Tensor };
-      forward_ms += performance.now() - f0;
-      const [, len, vocab] = out.logits.dims as [number, number, number];
-      const row = (out.logits.data as Float32Array).subarray((len - 1) * vocab, len * vocab);
-      let max = -Infinity;
-      for (let i = 0; i < vocab; i++) if (row[i]! > max) max = row[i]!;
-      let z = 0;
-      for (let i = 0; i < vocab; i++) z += Math.exp(row[i]! - max);
-      const mass: Record<string, number> = {};
-      for (const a of n.answers) mass[a] = 0;
-      n.labelTokens.forEach((t, i) => (mass[n.labelAnswers[i]!]! += Math.exp(row[t]! - max) / z));
-      const total = Object.values(mass).reduce((a, b) => a + b, 0);
-      for (const a of n.answers) mass[a]! /= total;
-      probs.push(mass);
-      cumulative_ms.push(performance.now() - t0);
-    }
-    return { ms: performance.now() - t0, forward_ms, cumulative_ms, tokens, probs, sameContext: s.naive.slice(0, q).map((n) => n.sameContext) };
+    const inputs = m.tokenizer(n.text, { add_special_tokens: s.addSpecialTokens }) as unknown as Record<string, Tensor>;
+    const tokens = inputs['input_ids']!.dims.at(-1)!;
+    const out = (await m.model(inputs)) as unknown as { logits: Tensor };
+    const [, len, vocab] = out.logits.dims as [number, number, number];
+    const row = (out.logits.data as Float32Array).subarray((len - 1) * vocab, len * vocab);
+    let max = -Infinity;
+    for (let i = 0; i < vocab; i++) if (row[i]! > max) max = row[i]!;
+    let z = 0;
+    for (let i = 0; i < vocab; i++) z += Math.exp(row[i]! - max);
+    const mass: Record<string, number> = {};
+    for (const a of n.answers) mass[a] = 0;
+    n.labelTokens.forEach((t, i) => (mass[n.labelAnswers[i]!]! += Math.exp(row[t]! - max) / z));
+    const total = Object.values(mass).reduce((a, b) => a + b, 0);
+    for (const a of n.answers) mass[a]! /= total;
+    return { ms: performance.now() - t0, tokens, probs: mass, sameContext: n.sameContext };
   },
 
   /** A user message of about `tokens` tokens (its own text, without the template). */
@@ -201,6 +215,7 @@ const api = {
   async engineChat(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxNew: number) {
     let first = -1;
     let chunks = 0;
+    const m0 = modelMs;
     const t0 = performance.now();
     const res = await engine!.chat(
       { model: 'jev', messages, max_tokens: maxNew, temperature: 0, stream: true },
@@ -223,6 +238,7 @@ const api = {
       prompt_tokens: res.usage.prompt_tokens,
       cached_tokens: res.usage.prompt_tokens_details?.cached_tokens ?? 0,
       chunks,
+      model_ms: modelMs - m0,
       text: res.choices[0]!.message.content,
     };
   },
@@ -246,6 +262,7 @@ const api = {
     const template = (m.tokenizer as unknown as { chat_template?: unknown }).chat_template;
     const input = typeof template === 'string' && template ? messages : plainTranscript(messages);
     const extra = typeof input === 'string' ? { add_special_tokens: true } : {};
+    const m0 = modelMs;
     const t0 = performance.now();
     const out = (await pipe(input as never, { max_new_tokens: maxNew, do_sample: false, streamer, return_full_text: false, ...extra } as never)) as unknown as {
       generated_text: { role: string; content: string }[] | string;
@@ -261,6 +278,7 @@ const api = {
       tokens: n,
       decode_tps: n > 1 && end > first ? ((n - 1) * 1000) / (end - first) : null,
       prompt_tokens: prompt.length,
+      model_ms: modelMs - m0,
       text,
     };
   },
@@ -276,27 +294,34 @@ const api = {
     };
   },
 
-  /** Scratch profiling: times lm.forward for a prompt of `n` tokens over a past of `past` tokens. */
-  async profileForward(n: number, past: number, reps = 2) {
+  /**
+   * Profiling aid (not part of the default run): `profilePast(k)` reads k synthetic tokens and
+   * keeps their cache; `profilePass(n)` times one forward pass of n tokens over that cache.
+   */
+  async profilePast(past: number) {
     const m = need();
-    const ids = (k: number) => Array.from({ length: k }, (_, i) => 100 + ((i * 7919) % 5000));
-    const out: number[] = [];
-    let base = m.emptyCache();
-    if (past > 0) {
-      const p = await m.forward(ids(past), base, 1);
-      p.logits.dispose();
-      base.dispose();
-      base = p.cache;
+    profileBase?.dispose();
+    const empty = m.emptyCache();
+    if (past === 0) {
+      profileBase = empty;
+      return 0;
     }
-    for (let r = 0; r < reps; r++) {
-      const t0 = performance.now();
-      const pass = await m.forward(ids(n), base, 1);
-      out.push(performance.now() - t0);
-      pass.logits.dispose();
-      pass.cache.dispose();
-    }
-    base.dispose();
-    return out;
+    const t0 = performance.now();
+    const p = await m.forward(syntheticIds(past), empty, 1);
+    empty.dispose();
+    p.logits.dispose();
+    profileBase = p.cache;
+    return performance.now() - t0;
+  },
+
+  async profilePass(n: number) {
+    const m = need();
+    const t0 = performance.now();
+    const pass = await m.forward(syntheticIds(n, 17), profileBase!, 1);
+    const ms = performance.now() - t0;
+    pass.logits.dispose();
+    pass.cache.dispose();
+    return ms;
   },
 
   gpuBytes() {

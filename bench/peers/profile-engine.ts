@@ -3,7 +3,8 @@
  * worker, `threads` threads), and what onnxruntime-web's options and builds change:
  *
  *   npx tsx bench/peers/profile-engine.ts [--model smollm2-135m-random] [--threads N] [--prompt 400]
- *                                         [--steps 32] [--reps 2] [--only NAME]... [--json FILE]
+ *                                         [--steps 32] [--reps 3] [--only NAME]... [--json FILE]
+ *                                         [--max-load L [--max-wait S]]
  *
  *  1. breakdown  an instrumented copy of the decode loop (engine.worker.ts `profile`) after a
  *                ~400-token prompt: JS input tensors, transformers.js around session.run,
@@ -14,20 +15,20 @@
  *                same tokens.
  *  2. kvonly     the same loop over a graph that only concatenates the KV cache (variants.ts): the
  *                whole per-step cost around the model.
- *  3. options    prefill and decode tok/s for each candidate, each paired with a baseline measured
- *                right before it in the same page (ratios are robust to the machine's load):
+ *  3. options    prefill and decode tok/s for each candidate against the baseline worker, measured
+ *                alternately in the same page (A B B A …; medians and best runs, and their ratios):
  *                onnxruntime-web builds (asyncify — what the engine ships —, plain, jspi), session
  *                options (graphOptimizationLevel, executionMode, memory arena/pattern, thread
  *                spinning), the last-position-logits graph, and whether preferredOutputLocation /
  *                enableGraphCapture are accepted on wasm at all.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { launchChromium, openPeersPage } from './browser.ts';
 import { peerModel } from './models.ts';
 import type { EngineLoadOptions } from './page/engine.worker.ts';
+import { load1, waitForQuiet } from './quiet.ts';
 import { MODEL_ROOTS, REPO } from './serve.ts';
 import { VARIANTS_DIR, writeVariant } from './variants.ts';
 
@@ -37,7 +38,9 @@ const { values } = parseArgs({
     threads: { type: 'string' },
     prompt: { type: 'string', default: '400' },
     steps: { type: 'string', default: '32' },
-    reps: { type: 'string', default: '2' },
+    reps: { type: 'string', default: '3' },
+    'max-load': { type: 'string' },
+    'max-wait': { type: 'string', default: '120' },
     only: { type: 'string', multiple: true },
     json: { type: 'string', default: resolve(REPO, 'bench-results/engine-profile.json') },
     'no-build': { type: 'boolean', default: false },
@@ -57,6 +60,8 @@ const model = peerModel(values.model);
 const steps = Number(values.steps);
 const reps = Number(values.reps);
 const want = (name: string) => !values.only || values.only.includes(name);
+const maxLoad = values['max-load'] ? Number(values['max-load']) : undefined;
+const maxWait = Number(values['max-wait']) * 1000;
 
 const spec = (await import('../../scripts/models/specs.ts')).findSpec(model.name);
 const variants = { lastlogits: writeVariant('lastlogits', spec), kvonly: writeVariant('kvonly', spec) };
@@ -64,7 +69,7 @@ log(`variants in ${VARIANTS_DIR}: ${Object.values(variants).join(', ')}`);
 
 const browser = await launchChromium();
 const s = await openPeersPage(browser, { build: !values['no-build'], roots: [...MODEL_ROOTS, VARIANTS_DIR], verbose: values.verbose });
-const out: Record<string, unknown> = { model: model.name, loadavg_start: loadavg()[0] };
+const out: Record<string, unknown> = { model: model.name, loadavg_start: load1() };
 try {
   const info = await s.call('info');
   const threads = Number(values.threads ?? info.hardwareConcurrency);
@@ -94,17 +99,50 @@ try {
   await base.call('bench', ids.slice(0, 32), 4); // warm-up
 
   type Bench = { prefill_tps: number; decode_tps: number; step_ms_median: number };
-  const bench = async (w: { call: <T>(m: string, ...a: unknown[]) => Promise<T> }) => {
-    const xs: Bench[] = [];
-    for (let r = 0; r < reps; r++) xs.push(await w.call<Bench>('bench', ids, steps + 1));
-    return { prefill_tps: r2(median(xs.map((x) => x.prefill_tps))), decode_tps: r2(median(xs.map((x) => x.decode_tps))), step_ms: r2(median(xs.map((x) => x.step_ms_median))) };
+  type Caller = { call: <T>(m: string, ...a: unknown[]) => Promise<T> };
+  const once = async (w: Caller) => {
+    const load = await waitForQuiet(maxLoad, maxWait);
+    return { ...(await w.call<Bench>('bench', ids, steps + 1)), load };
+  };
+  const summary = (xs: (Bench & { load: number })[]) => ({
+    prefill_tps: r2(median(xs.map((x) => x.prefill_tps))),
+    decode_tps: r2(median(xs.map((x) => x.decode_tps))),
+    step_ms: r2(median(xs.map((x) => x.step_ms_median))),
+    best_prefill_tps: r2(Math.max(...xs.map((x) => x.prefill_tps))),
+    best_decode_tps: r2(Math.max(...xs.map((x) => x.decode_tps))),
+    loads: xs.map((x) => x.load),
+  });
+  const bench = async (w: Caller) => {
+    const xs: (Bench & { load: number })[] = [];
+    for (let r = 0; r < reps; r++) xs.push(await once(w));
+    return summary(xs);
+  };
+  /** Baseline and candidate alternately (A B B A A B …), so both see the same conditions. */
+  const paired = async (a: Caller, b: Caller) => {
+    const xa: (Bench & { load: number })[] = [];
+    const xb: (Bench & { load: number })[] = [];
+    for (let r = 0; r < reps; r++) {
+      for (const side of r % 2 === 0 ? ['a', 'b'] : ['b', 'a']) (side === 'a' ? xa : xb).push(await once(side === 'a' ? a : b));
+    }
+    const A = summary(xa);
+    const B = summary(xb);
+    return {
+      ...B,
+      baseline: A,
+      prefill_ratio: r2(B.prefill_tps / A.prefill_tps),
+      decode_ratio: r2(B.decode_tps / A.decode_tps),
+      best_prefill_ratio: r2(B.best_prefill_tps / A.best_prefill_tps),
+      best_decode_ratio: r2(B.best_decode_tps / A.best_decode_tps),
+    };
   };
 
   // ---- 1. breakdown
   type Row = Record<string, number>;
   const summarize = (rows: Row[]) => Object.fromEntries(Object.keys(rows[0] ?? {}).map((k) => [k, r2(median(rows.map((r) => r[k]!)))]));
   if (want('breakdown')) {
+    await waitForQuiet(maxLoad, maxWait);
     const plain = await base.call<{ rows: Row[]; sampler_t07_ms: number; kvBytesPerToken: number; vocab: number }>('profile', ids, steps, false);
+    await waitForQuiet(maxLoad, maxWait);
     const traced = await base.call<{ rows: Row[] }>('profile', ids, steps, true);
     const js = await base.call<Record<string, number>>('jsCosts', plain.vocab);
     out['breakdown'] = {
@@ -116,6 +154,7 @@ try {
       kv_mib_in_plus_out_per_step: r2((2 * plain.kvBytesPerToken * (ids.length + steps / 2)) / 2 ** 20),
       baseline: await bench(base),
       sampler_prototype: await base.call('samplerCheck', 200),
+      load: load1(),
     };
     log(`breakdown: ${JSON.stringify(out['breakdown'], null, 1)}`);
   }
@@ -123,7 +162,9 @@ try {
   // ---- 2. kvonly
   if (want('kvonly')) {
     const kv = await start({ model: variants.kvonly });
+    await waitForQuiet(maxLoad, maxWait);
     const plain = await kv.call<{ rows: Row[] }>('profile', ids, steps, false);
+    await waitForQuiet(maxLoad, maxWait);
     const traced = await kv.call<{ rows: Row[] }>('profile', ids, steps, true);
     const v = { untraced: summarize(plain.rows), traced: summarize(traced.rows), bench: await bench(kv) };
     await kv.stop();
@@ -151,24 +192,17 @@ try {
   const options: Record<string, unknown>[] = [];
   if (want('options')) {
     for (const c of candidates) {
-      const before = await bench(base);
       let result: Record<string, unknown>;
       try {
         const w = await start(c.opts);
         try {
           await w.call('bench', ids.slice(0, 32), 4);
-          const after = await bench(w);
-          result = {
-            ...after,
-            baseline: before,
-            prefill_ratio: r2(after.prefill_tps / before.prefill_tps),
-            decode_ratio: r2(after.decode_tps / before.decode_tps),
-          };
+          result = await paired(base, w);
         } finally {
           await w.stop();
         }
       } catch (e) {
-        result = { error: String((e as Error).message ?? e).split('\n')[0]!.slice(0, 300), baseline: before };
+        result = { error: String((e as Error).message ?? e).split('\n')[0]!.slice(0, 300) };
       }
       options.push({ name: c.name, ...result });
       log(`${c.name}: ${JSON.stringify(result)}`);
@@ -177,7 +211,7 @@ try {
   }
   await base.stop();
 } finally {
-  out['loadavg_end'] = loadavg()[0];
+  out['loadavg_end'] = load1();
   mkdirSync(dirname(values.json), { recursive: true });
   writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
   log(`wrote ${values.json}`);

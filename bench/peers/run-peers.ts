@@ -2,12 +2,15 @@
  * Standalone runner of the wllama peer (until bench/run.ts integrates it):
  *
  *   npx tsx bench/peers/run-peers.ts [--json FILE] [--model NAME]... [--threads N]... [--reps 3]
- *                                    [--prompt 400] [--decode 64] [--no-build] [--verbose]
+ *                                    [--prompt 400] [--decode 64] [--max-load L [--max-wait S]]
+ *                                    [--no-build] [--verbose]
  *
  * Writes { peers: PeerRow[] (CONTRACT §1), details, environment } to FILE (default
  * bench-results/peers.json) and prints the rows. Models default to TinyStories-656K and
  * smollm2-135m-random (run `npm run models` first for the latter's GGUF); threads default to 1 and
- * navigator.hardwareConcurrency.
+ * navigator.hardwareConcurrency. With --max-load, each measurement waits (up to --max-wait seconds)
+ * for the machine's 1-minute load average to drop below L: on a shared 2-core machine other processes
+ * otherwise swamp the wasm threads (both runtimes spin-wait between parallel sections).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -24,6 +27,8 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '3' },
     prompt: { type: 'string', default: '400' },
     decode: { type: 'string', default: '64' },
+    'max-load': { type: 'string' },
+    'max-wait': { type: 'string', default: '120' },
     'no-build': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
@@ -38,6 +43,7 @@ try {
     reps: Number(values.reps),
     promptTokens: Number(values.prompt),
     decodeTokens: Number(values.decode),
+    ...(values['max-load'] ? { maxLoad: Number(values['max-load']), maxWaitMs: Number(values['max-wait']) * 1000 } : {}),
     build: !values['no-build'],
     verbose: values.verbose,
     log: (l) => console.log(l),

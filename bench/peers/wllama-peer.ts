@@ -20,6 +20,7 @@
 import type { Browser } from 'playwright-core';
 import { type PeersSession, openPeersPage } from './browser.ts';
 import { type PeerModel, ggufUrl, peerModel } from './models.ts';
+import { load1, sleep, waitForQuiet } from './quiet.ts';
 
 /** One row of CONTRACT §1 `peers`. */
 export interface PeerRow {
@@ -58,6 +59,8 @@ export interface PeerDetail {
   };
   /** 1-minute load average of the machine before and after (other processes share the cores). */
   loadavg: [number, number];
+  /** 1-minute load average at the start of each measurement, in order (wllama/engine alternating). */
+  loadavg_per_run: number[];
 }
 
 export interface PeerOptions {
@@ -69,6 +72,12 @@ export interface PeerOptions {
   reps?: number;
   /** Pause between measurements, ms (lets the other runtime's threads go idle). Default 300. */
   pauseMs?: number;
+  /**
+   * Before each measurement, wait (up to `maxWaitMs`) until the machine's 1-minute load average is
+   * below this: other processes on a 2-core machine swamp wasm threads that spin-wait. Default off.
+   */
+  maxLoad?: number;
+  maxWaitMs?: number;
   log?: (line: string) => void;
 }
 
@@ -77,7 +86,6 @@ const median = (xs: number[]) => {
   const n = s.length;
   return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 interface Timings {
@@ -99,11 +107,6 @@ interface EngineBench {
   decode_steps: number;
 }
 
-async function loadavg(): Promise<number> {
-  const os = await import('node:os');
-  return round(os.loadavg()[0] ?? NaN);
-}
-
 /**
  * Measures one (model, threads) pair in an open peers page; `threads` is used on both sides.
  * Returns the contract row and the detail behind it.
@@ -117,7 +120,7 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
   const log = opts.log ?? (() => {});
   const key = `peer-${m.name}-${threads}`;
   const engine = <T>(method: string, ...args: unknown[]) => s.call('engineCall', key, method as never, ...args) as Promise<T>;
-  const load0 = await loadavg();
+  const load0 = load1();
 
   await s.call('engineStart', key);
   try {
@@ -152,10 +155,12 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
     const w = { prefill: [] as number[], decode: [] as number[], wall: [] as number[], cache: [] as number[] };
     const e = { prefill: [] as number[], decode: [] as number[], step: [] as number[] };
     let wPromptTokens = 0;
+    const loads: number[] = [];
     for (let r = 0; r < reps; r++) {
       const order = r % 2 === 0 ? ['wllama', 'engine'] : ['engine', 'wllama'];
       for (const side of order) {
         await sleep(pause);
+        loads.push(await waitForQuiet(opts.maxLoad, opts.maxWaitMs ?? 120_000));
         if (side === 'wllama') {
           const x = await runWllama(decodeTokens);
           wPromptTokens = x.promptTokens;
@@ -206,7 +211,8 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
         decode_tps: e.decode.map((x) => round(x)),
         step_ms_median: e.step.map((x) => round(x)),
       },
-      loadavg: [load0, await loadavg()],
+      loadavg: [load0, load1()],
+      loadavg_per_run: loads,
     };
     return { row, detail };
   } finally {

@@ -1,4 +1,5 @@
 import { JevError, type ChatMessage } from '../contract/index.ts';
+import { tokensFarBeyond } from './context-bound.ts';
 import type { LanguageModel } from './language-model.ts';
 
 /**
@@ -27,8 +28,11 @@ export function chatPromptIds(lm: LanguageModel, messages: readonly ChatMessage[
 
 /**
  * Fits a conversation into the context, leaving room for `reserve` new tokens. `error` refuses
- * (422 with the counts); `drop_oldest` drops the oldest turns after the system messages, one at
- * a time, and keeps at least the last message.
+ * (422 with the counts); `drop_oldest` drops the oldest turns after the system messages, and keeps
+ * at least the last message. The turns to keep are found by doubling then halving (a few
+ * renderings of the template, each of what is kept), not by dropping one turn at a time (10,000
+ * messages would take hours); a message that alone is far past the context is refused (the
+ * system messages and the last one) or dropped with all before it, without reading it whole.
  */
 export function fitConversation(
   lm: LanguageModel,
@@ -36,22 +40,56 @@ export function fitConversation(
   reserve: number,
   truncation: 'error' | 'drop_oldest',
 ): { ids: number[]; messages: ChatMessage[]; dropped: number } {
-  let kept = [...messages];
-  let dropped = 0;
-  for (;;) {
-    const ids = chatPromptIds(lm, kept);
-    if (ids.length + reserve <= lm.contextLength) return { ids, messages: kept, dropped };
-    const firstTurn = kept.findIndex((m) => m.role !== 'system');
-    const turns = kept.filter((m) => m.role !== 'system').length;
-    if (truncation === 'error' || firstTurn < 0 || turns <= 1) {
-      throw new JevError(
-        'context_length_exceeded',
-        `The conversation takes ${ids.length} tokens and ${reserve} more are reserved for the reply, ${ids.length + reserve} in all; the model's context holds ${lm.contextLength}.` +
-          (truncation === 'error' ? ' Shorten it, lower max_tokens, or send "truncation": "drop_oldest".' : ''),
-        { param: 'messages', details: { prompt_tokens: ids.length, max_tokens: reserve, context_length: lm.contextLength } },
-      );
+  const isTurn = (m: ChatMessage) => m.role !== 'system';
+  const lastTurn = messages.findLastIndex(isTurn);
+  let from = 0; // turns before this index are dropped
+  messages.forEach((m, i) => {
+    const tokens = tokensFarBeyond(lm, m.content, lm.contextLength);
+    if (tokens === null) return;
+    if (truncation === 'error' || !isTurn(m) || i === lastTurn) {
+      throw new JevError('context_length_exceeded', `Message ${i} alone takes more than ${tokens} tokens (its first part alone); the model's context holds ${lm.contextLength}.`, {
+        param: `messages[${i}].content`,
+        details: { message_tokens_at_least: tokens, context_length: lm.contextLength },
+      });
     }
-    kept = kept.filter((_, i) => i !== firstTurn);
-    dropped += 1;
-  }
+    from = i + 1;
+  });
+  const turns = messages.flatMap((m, i) => (isTurn(m) && i >= from ? [i] : []));
+  const droppedBefore = messages.filter((m, i) => isTurn(m) && i < from).length;
+  /** The system messages and the last `n` turns, in order. */
+  const keep = (n: number) => {
+    const kept = new Set(turns.slice(turns.length - n));
+    return messages.filter((m, i) => !isTurn(m) || kept.has(i));
+  };
+  const fits = (ids: number[]) => ids.length + reserve <= lm.contextLength;
+  const refuse = (ids: number[]) =>
+    new JevError(
+      'context_length_exceeded',
+      `The conversation takes ${ids.length} tokens and ${reserve} more are reserved for the reply, ${ids.length + reserve} in all; the model's context holds ${lm.contextLength}.` +
+        (truncation === 'error' ? ' Shorten it, lower max_tokens, or send "truncation": "drop_oldest".' : ''),
+      { param: 'messages', details: { prompt_tokens: ids.length, max_tokens: reserve, context_length: lm.contextLength } },
+    );
+
+  const all = keep(turns.length);
+  const allIds = chatPromptIds(lm, all);
+  if (fits(allIds)) return { ids: allIds, messages: all, dropped: droppedBefore };
+  if (truncation === 'error' || turns.length <= 1) throw refuse(allIds);
+  // The most turns that fit: `good` fits (or is 0), `bad` does not.
+  let good = 0;
+  let bad = turns.length;
+  let goodIds: number[] = [];
+  const attempt = (n: number): boolean => {
+    const ids = chatPromptIds(lm, keep(n));
+    if (!fits(ids)) {
+      bad = n;
+      if (n === 1) throw refuse(ids);
+      return false;
+    }
+    good = n;
+    goodIds = ids;
+    return true;
+  };
+  for (let n = 1; n < bad && attempt(n); n *= 2);
+  while (bad - good > 1) attempt(Math.floor((good + bad) / 2));
+  return { ids: goodIds, messages: keep(good), dropped: droppedBefore + turns.length - good };
 }

@@ -11,6 +11,7 @@ import {
 import type { CallHandle, DebugAction, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import type { EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat.ts';
+import { refuseFarPastContext } from './context-bound.ts';
 import { ConversationCache } from './conversation-cache.ts';
 import { decide } from './decide.ts';
 import type { LanguageModel } from './language-model.ts';
@@ -142,7 +143,10 @@ export class Engine implements EngineApi {
 
   async decide(body: unknown, call: CallHandle): Promise<DecisionResponse> {
     const request = parseDecisionRequest(body);
-    return this.#serve(call, (lm, signal) => decide(lm, request, { signal, priors: this.#priors }));
+    return this.#serve(call, (lm, signal) => {
+      refuseFarPastContext(lm, request);
+      return decide(lm, request, { signal, priors: this.#priors });
+    });
   }
 
   async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion> {

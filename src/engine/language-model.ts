@@ -117,6 +117,27 @@ export class LanguageModel {
     return logSoftmax(data, pos * vocab, vocab);
   }
 
+  /** The index of the largest logit at row `position` (the first one on ties, as `argmax` of the log-probabilities). */
+  static argmaxAt(logits: Tensor, position: number): number {
+    const dims = logits.dims;
+    const vocab = dims[dims.length - 1]!;
+    const rows = dims[dims.length - 2]!;
+    const pos = position < 0 ? rows + position : position;
+    if (pos < 0 || pos >= rows) throw new Error(`logits row ${position} out of range (${rows})`);
+    const data = logits.data as Float32Array;
+    const start = pos * vocab;
+    let best = 0;
+    let max = data[start]!;
+    for (let i = 1; i < vocab; i++) {
+      const v = data[start + i]!;
+      if (v > max) {
+        max = v;
+        best = i;
+      }
+    }
+    return best;
+  }
+
   encode(text: string, addSpecialTokens: boolean): number[] {
     return this.tokenizer.encode(text, { add_special_tokens: addSpecialTokens });
   }

@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk } from '../contract/index.ts';
 import { JevError } from '../contract/index.ts';
-import type { CallHandle, DebugAction, DeviceChoice, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import type { CallHandle, DebugAction, DeviceChoice, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 
 /** How an engine instance died. */
 export type EngineDeath =
@@ -53,12 +53,19 @@ export class EngineSupervisor {
   readonly #retired = new WeakSet<EngineInstance>();
   #instance: EngineInstance;
   #ready: Promise<void> = Promise.resolve();
+  /** The reload of the latest restart, where it reloads a model. */
+  #reloading: Promise<EngineStatus> | null = null;
   #last: { options: LoadOptions; onEvent: ((e: LoadEvent) => void) | undefined } | null = null;
+  /** Loads asked for by the client so far. */
+  #loads = 0;
   #avoidWebGpu = false;
   #restarts = 0;
   #failuresInARow = 0;
   #gaveUp: JevError | null = null;
   #terminated = false;
+  /** Calls not yet sent to an instance (waiting out a restart), and those cancelled meanwhile. */
+  readonly #unsent = new Set<string>();
+  readonly #cancelledUnsent = new Set<string>();
 
   constructor(spawn: () => EngineInstance, options: SupervisorOptions = {}) {
     this.#spawn = spawn;
@@ -66,21 +73,34 @@ export class EngineSupervisor {
     this.#onRestart = options.onRestart;
     this.#instance = this.#start();
     this.api = {
-      load: (options, onEvent) => {
+      load: async (options, onEvent) => {
+        const mine = ++this.#loads;
         this.#last = { options, onEvent };
-        return this.#guard(async (api) => {
-          const status = await api.load(this.#effective(options), onEvent);
-          this.#failuresInARow = 0;
-          return status;
-        });
+        let attempt = this.#guard((api) => api.load(this.#effective(options), onEvent));
+        for (;;) {
+          try {
+            const status = await attempt;
+            this.#failuresInARow = 0;
+            return status;
+          } catch (e) {
+            // The worker died while loading: the restart reloads these same options, and its
+            // outcome is this load's (unless a later load superseded it).
+            if (!diedUnder(e) || this.#loads !== mine || !this.#reloading) throw e;
+            attempt = this.#reloading;
+          }
+        }
       },
       status: () => this.#guard((api) => api.status()),
       models: () => this.#guard((api) => api.models()),
-      decide: (body: unknown, call: CallHandle) => this.#guard((api) => api.decide(body, call)),
+      decide: (body: unknown, call: CallHandle) => this.#guard((api) => api.decide(body, call), call.id),
       chat: (body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>) =>
-        this.#guard((api) => api.chat(body, call, onChunk)),
-      // A cancel never waits for a restart: the call it names died with its instance.
-      cancel: (callId: string) => this.#within(this.#instance, this.#instance.api.cancel(callId)).catch(() => undefined),
+        this.#guard((api) => api.chat(body, call, onChunk), call.id),
+      cancel: async (callId: string) => {
+        // A call not sent yet is never sent: a cancel must not overtake the call it names.
+        if (this.#unsent.has(callId)) return void this.#cancelledUnsent.add(callId);
+        // Otherwise it goes straight to the live instance (a call on a dead one died with it).
+        await this.#within(this.#instance, this.#instance.api.cancel(callId)).catch(() => undefined);
+      },
       debug: (action: DebugAction) => this.drill(action),
     };
   }
@@ -133,10 +153,19 @@ export class EngineSupervisor {
     return instance;
   }
 
-  /** Waits out a restart, then runs `call` on the live instance, raced against its death. */
-  async #guard<T>(call: (api: EngineApi) => Promise<T>): Promise<T> {
+  /**
+   * Waits out a restart, then runs `call` on the live instance, raced against its death. A call
+   * named `callId` that is cancelled before it is sent rejects with an AbortError, unsent.
+   */
+  async #guard<T>(call: (api: EngineApi) => Promise<T>, callId?: string): Promise<T> {
     if (this.#terminated) throw unavailable('The client was terminated.');
-    await this.#settled();
+    if (callId !== undefined) this.#unsent.add(callId);
+    try {
+      await this.#settled();
+    } finally {
+      if (callId !== undefined) this.#unsent.delete(callId);
+    }
+    if (callId !== undefined && this.#cancelledUnsent.delete(callId)) throw new DOMException('The request was aborted.', 'AbortError');
     if (this.#terminated) throw unavailable('The client was terminated.');
     if (this.#gaveUp) throw this.#gaveUp;
     const instance = this.#instance;
@@ -188,6 +217,7 @@ export class EngineSupervisor {
       ),
     );
     if (!restarting) {
+      this.#reloading = null;
       this.#gaveUp = unavailable(`The engine stopped ${this.#failuresInARow} times in a row (last: ${death.message}) and was not restarted again; reload the page.`, death);
       return;
     }
@@ -195,19 +225,28 @@ export class EngineSupervisor {
     if (reload) this.#last = reload;
     const next = this.#start();
     this.#instance = next;
-    this.#ready = (async () => {
-      if (!reload) return;
-      if (lostGpu && reload.onEvent) reload.onEvent({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: death.message });
-      try {
-        await this.#within(next, next.api.load(reload.options, reload.onEvent));
-        if (this.#instance === next) this.#failuresInARow = 0;
-      } catch {
-        // A failed reload is the instance's state (calls then see its load error); a death
-        // during it is handled by #onDeath.
-      }
-    })();
+    if (reload && lostGpu) reload.onEvent?.({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: death.message });
+    // A failed reload is the new instance's state (calls then see its load error); a death
+    // during it is another restart.
+    const reloading = reload
+      ? this.#within(next, next.api.load(reload.options, reload.onEvent)).then((status) => {
+          if (this.#instance === next) this.#failuresInARow = 0;
+          return status;
+        })
+      : null;
+    reloading?.catch(() => undefined);
+    this.#reloading = reloading;
+    this.#ready = reloading ? reloading.then(
+      () => undefined,
+      () => undefined,
+    ) : Promise.resolve();
     this.#onRestart?.({ restarts: this.#restarts, death, device: reload?.options.device ?? null });
   }
+}
+
+/** Whether a call failed because the instance serving it died. */
+function diedUnder(e: unknown): boolean {
+  return JevError.is(e) && e.code === 'engine_unavailable' && typeof e.details?.['death'] === 'string';
 }
 
 function unavailable(message: string, death?: EngineDeath): JevError {

@@ -197,11 +197,9 @@ describe('the supervisor', () => {
     }
   });
 
-  it('a crash while loading: the load is retried on a new instance', async () => {
+  it('a crash while loading: the restart loads the model, and client.ready resolves with it', async () => {
     const { client, instances } = supervised([{ dieOnLoad: true }]);
-    const status = await client.ready.catch((e: unknown) => e);
-    // The first load failed with its instance; the supervisor reloaded on the next one.
-    expect(JevError.is(status) ? status.code : 'ready').toBe('engine_unavailable');
+    expect(await client.ready).toMatchObject({ state: 'ready', model: TINY });
     expect(await probe(client)).toEqual(baseline);
     expect(instances).toHaveLength(2);
     expect(instances[1]!.loads).toEqual([LOAD]);
@@ -216,6 +214,27 @@ describe('the supervisor', () => {
     expect(error!.message).toMatch(/4 times in a row .*not restarted again; reload the page/);
     expect(instances).toHaveLength(4);
     expect(instances.every((i) => i.terminated)).toBe(true);
+  });
+
+  it('a call aborted before the supervisor sends it is never sent (the cancel cannot overtake it)', async () => {
+    const { client, instances } = supervised();
+    await client.ready;
+    const api = instances[0]!.api;
+    const sent: string[] = [];
+    const decide = api.decide;
+    api.decide = (body, call) => (sent.push(call.id), decide(body, call));
+    const calls = Array.from({ length: 5 }, () => {
+      const controller = new AbortController();
+      const call = client.decisions.create(PROBE_DECISION, { signal: controller.signal });
+      controller.abort();
+      return call.then(
+        () => 'served',
+        (e: Error) => e.name,
+      );
+    });
+    expect(await Promise.all(calls)).toEqual(Array(5).fill('AbortError'));
+    expect(await probe(client)).toEqual(baseline);
+    expect(sent).toHaveLength(1); // the probe's decision only
   });
 
   it('terminate(): calls in flight and later ones reject with engine_unavailable', async () => {

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { END, renderChart, renderResults, START, updateDocument } from '../../bench/lib/report.ts';
+import { median, type BenchResult } from '../../bench/lib/schema.ts';
+
+// The bench's writers on a made-up result: no browser, no timing, no assertion on speed.
+const result: BenchResult = {
+  schema: 'jev-bench/1',
+  machine: 'Test CPU, 2 cores',
+  browser: 'Chromium 1.2.3',
+  commit: 'abc1234-dirty',
+  date: '2025-01-01T00:00:00.000Z',
+  mode: 'quick',
+  threads: 2,
+  cross_origin_isolated: true,
+  adapter: null,
+  reps: {},
+  load_average: { start: [1, 1, 1], end: [1, 1, 1] },
+  duration_s: 60,
+  decisions: [
+    {
+      device: 'wasm', model: 'm', dtype: 'fp32', questions: 16, state_tokens: 512, prefix_tokens: 560,
+      engine_ms: 1000, naive_ms: 4000, speedup: 4, ceiling: 4.5, efficiency: 0.889, engine_tokens: 2000, naive_tokens: 9000,
+      engine_passes: 17, naive_passes: 16, reps: 1, engine_samples_ms: [1000], naive_samples_ms: [4000],
+      engine_cpu_s: 1.9, naive_cpu_s: 7.6, speedup_cpu: 4, engine_cpu_share: 1.9, naive_cpu_share: 1.9, max_prob_diff: 1e-7,
+    },
+  ],
+  chat: [
+    {
+      device: 'wasm', model: 'm', dtype: 'fp32', prompt_tokens: 400, new_tokens: 64, ttft_ms: 3000, decode_tps: 20,
+      baseline_ttft_ms: 3100, baseline_decode_tps: 19, followup_ttft_ms: 300, cold_followup_ttft_ms: 8000,
+      followup_history_tokens: 1000, followup_prompt_tokens: 1030, followup_cached_tokens: 1000, cold_followup_cached_tokens: 3,
+      same_text: true, reps: 1, followup_reps: 1, cpu_share: { engine: 1.9, baseline: 1.9, followup: 1.9, cold_followup: 1.9 },
+      samples: { ttft_ms: [3000], decode_tps: [20], baseline_ttft_ms: [3100], baseline_decode_tps: [19], followup_ttft_ms: [300], cold_followup_ttft_ms: [8000] },
+    },
+  ],
+  peers: [],
+  load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
+  memory: [
+    { device: 'wasm', model: 'm', dtype: 'fp32', phase: 'decisions', renderer_peak_rss_bytes: 2 ** 30, browser_tree_peak_rss_bytes: 2 ** 31, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 25, gpu_buffer_peak_bytes: null },
+  ],
+  targets: [{ name: 't', value: 0.89, threshold: 0.8, met: true, detail: 'ok' }],
+  notes: ['a note'],
+};
+
+describe('bench report writers', () => {
+  it('keep the contract fields in the JSON', () => {
+    const json = JSON.parse(JSON.stringify(result));
+    for (const k of ['machine', 'browser', 'commit', 'decisions', 'chat', 'peers']) expect(json).toHaveProperty(k);
+    for (const k of ['device', 'model', 'questions', 'state_tokens', 'engine_ms', 'naive_ms', 'ceiling']) expect(json.decisions[0]).toHaveProperty(k);
+    for (const k of ['ttft_ms', 'decode_tps', 'baseline_ttft_ms', 'baseline_decode_tps', 'followup_ttft_ms', 'cold_followup_ttft_ms']) expect(json.chat[0]).toHaveProperty(k);
+  });
+
+  it('render tables and an SVG chart, and replace only the generated block of the document', () => {
+    const block = renderResults(result, 'npm run bench -- --json x.json', 'benchmarks.svg');
+    expect(block).toContain('| 512 | 16 | 560 | 1.00 s | 4.00 s | 4.00× | 4.50× | 89% |');
+    expect(block).toContain('abc1234-dirty');
+    const svg = renderChart(result.decisions, result.chat);
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.trim().endsWith('</svg>')).toBe(true);
+    const doc = updateDocument(`# Benchmarks\n\nintro\n\n${START}\nold\n${END}\n\nafter\n`, block);
+    expect(doc).toContain('intro');
+    expect(doc).toContain('after');
+    expect(doc).not.toContain('\nold\n');
+    expect(updateDocument(doc, 'new block')).toContain('new block');
+  });
+
+  it('takes medians', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 2, 3])).toBe(2.5);
+  });
+});
