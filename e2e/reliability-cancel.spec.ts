@@ -178,7 +178,7 @@ test('closing the page that hosts the engine: a stream it was serving ends with 
   expect(await unhandledIn(hostC)).toEqual([]);
 });
 
-test('memory: 300 sequential mixed requests; live tensors back to baseline after each; the engine worker heap grows < 16 MiB', async ({ page }) => {
+test('memory: 300 sequential mixed requests; live tensors back to baseline after each; the engine worker heap grows < 8 MiB', async ({ page }) => {
   test.setTimeout(600_000);
   const errors = await openApp(page);
   const heap = await engineWorkerHeap(page);
@@ -219,8 +219,8 @@ test('memory: 300 sequential mixed requests; live tensors back to baseline after
   const warm = await heap();
   expect(await run(50, 300)).toEqual([]);
   const end = await heap();
-  expect(end.used - warm.used, `worker heap ${warm.used} → ${end.used}`).toBeLessThan(16 * 1024 * 1024);
-  expect(end.buffers - warm.buffers, `worker ArrayBuffers ${warm.buffers} → ${end.buffers}`).toBeLessThan(16 * 1024 * 1024);
+  expect(end.used - warm.used, `worker heap ${warm.used} → ${end.used}`).toBeLessThan(8 * 1024 * 1024);
+  expect(end.buffers - warm.buffers, `worker ArrayBuffers ${warm.buffers} → ${end.buffers}`).toBeLessThan(8 * 1024 * 1024);
   expect(errors).toEqual([]);
   expect(await unhandledIn(page)).toEqual([]);
 });

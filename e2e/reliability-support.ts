@@ -5,7 +5,7 @@ import { build } from 'vite';
 import { MIRROR, REPO } from './support/env.ts';
 
 const HARNESS = resolve(REPO, 'test/reliability/browser-harness.ts');
-export const HARNESS_BUNDLE = resolve(REPO, 'node_modules/.cache/jev-e2e/reliability-harness.js');
+export const HARNESS_BUNDLE = resolve(REPO, 'node_modules/.cache/jev-e2e-reliability/harness.js');
 
 /** Bundles the reliability workload (generator of malformed requests, mixed jobs) for the page. */
 export async function buildHarness(): Promise<string> {
@@ -18,7 +18,7 @@ export async function buildHarness(): Promise<string> {
     build: {
       outDir: resolve(HARNESS_BUNDLE, '..'),
       emptyOutDir: false,
-      lib: { entry: HARNESS, formats: ['iife'], name: 'jevReliabilityHarness', fileName: () => 'reliability-harness.js' },
+      lib: { entry: HARNESS, formats: ['iife'], name: 'jevReliabilityHarness', fileName: () => 'harness.js' },
       minify: false,
     },
   });

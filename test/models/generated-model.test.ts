@@ -141,6 +141,7 @@ describe('files', () => {
         STAMP_FILE,
         'config.json',
         'generation_config.json',
+        'gguf/model-f32.gguf',
         'onnx/model.onnx',
         'onnx/model_quantized.onnx',
         'special_tokens_map.json',
