@@ -9,7 +9,11 @@ export function fetchFunction(handler: HttpHandler): typeof fetch {
   const origin = (globalThis as { location?: Location }).location?.origin ?? 'http://localhost';
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = input instanceof Request && init === undefined ? input : new Request(resolve(input, origin), init);
-    return handler.handle(request);
+    request.signal.throwIfAborted();
+    const response = await handler.handle(request);
+    // Like fetch: an aborted call rejects with the signal's reason (an AbortError), not a response.
+    request.signal.throwIfAborted();
+    return response;
   }) as typeof fetch;
 }
 
