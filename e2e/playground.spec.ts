@@ -172,6 +172,9 @@ for (const model of MODELS) {
     });
 
     test('streams a chat reply, stops it keeping the partial text, then goes on', async ({ page }) => {
+      // TinyStories ends its story (<|end_story|>) within a fraction of a second, sometimes before Stop
+      // can be pressed; tiny-random-llama writes all 400 tokens with this seed, so the flow runs there.
+      test.skip(model.id === 'TinyStories-656K', 'the reply can end before Stop is pressed; the stop flow runs on tiny-random-llama');
       await open(page, model.id, '#chat');
       await page.getByLabel('Max tokens').fill('400');
       await page.getByLabel('Seed').fill('7');
