@@ -1,5 +1,6 @@
 /**
  * `npm run bench -- --json FILE [--quick] [--webgpu] [--models a,b] [--threads N] [--md FILE | --no-md]`
+ *                 [--no-peers] [--peer-reps N]
  * (and, for short investigative runs, `--states 64,512` and `--reps N`)
  *
  * Runs the engine and the transformers.js baselines side by side in headless Chromium, on the
@@ -26,6 +27,10 @@ import {
 } from './lib/schema.ts';
 import { buildPage, serveStatic } from './lib/serve.ts';
 import { WorkerHeap } from './lib/worker-heap.ts';
+import { CHROMIUM_ARGS, chromiumPath, launchChromium } from './peers/browser.ts';
+import { checkModels, summarize } from './peers/check-wllama.ts';
+import { peerModel } from './peers/models.ts';
+import { runWllamaPeers } from './peers/wllama-peer.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 const GENERATED = join(REPO, 'models');
@@ -40,10 +45,12 @@ interface Options {
   threads: number | undefined;
   states: number[] | null;
   reps: number | null;
+  peers: boolean;
+  peerReps: number | null;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null };
+  const o: Options = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -60,8 +67,10 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--threads') o.threads = Number(value());
     else if (a === '--states') o.states = value().split(',').map(Number);
     else if (a === '--reps') o.reps = Number(value());
+    else if (a === '--no-peers') o.peers = false;
+    else if (a === '--peer-reps') o.peerReps = Number(value());
     else if (a === '--help' || a === '-h') {
-      console.log('usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K] [--threads N] [--states 64,512] [--reps N] [--md FILE | --no-md]');
+      console.log('usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K] [--threads N] [--states 64,512] [--reps N] [--no-peers] [--peer-reps N] [--md FILE | --no-md]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -70,19 +79,6 @@ function parseArgs(argv: string[]): Options {
 }
 
 const log = (...a: unknown[]) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
-function chromiumPath(): string | undefined {
-  return [process.env['CHROMIUM_PATH'], '/usr/bin/chromium'].find((p): p is string => !!p && existsSync(p));
-}
 
 /** One page of the bench site, with `call(name, ...args)` into its worker. */
 interface BenchPage {
@@ -127,7 +123,7 @@ interface TargetOutput {
   adapter: string | null;
 }
 
-async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options: Options): Promise<TargetOutput> {
+async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options: Options, notes: string[]): Promise<TargetOutput> {
   const executablePath = chromiumPath();
   const profile = mkdtempSync(join(tmpdir(), 'jev-bench-profile-'));
   const ctx = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS });
@@ -177,187 +173,215 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     const decisions: DecisionResult[] = [];
     const qmax = Math.max(...plan.questions);
     for (const [si, state] of plan.states.entries()) {
-      const key = `s${state.tokens}`;
-      const setup = await p.call<{ stateTokens: number; prefixTokens: number; rows: number; firstTokensDistinct: boolean; sameContext: number }>(
-        'setupDecisions',
-        key,
-        state.tokens,
-        1000 + si,
-      );
-      const engine = new Map<number, { ms: number[]; cpu: number[]; tokens: number; passes: number; probs: Record<string, number>[] }>();
-      const naive = { ms: new Map<number, number[]>(), cpu: new Map<number, number[]>(), tokens: [] as number[], probs: [] as Record<string, number>[], same: [] as boolean[] };
-      for (let rep = 0; rep < state.reps; rep++) {
-        // Alternate which way goes first, so drift and other load on the machine hit both alike.
-        const order = rep % 2 === 0 ? ['engine', 'naive'] : ['naive', 'engine'];
-        for (const way of order) {
-          if (way === 'engine') {
-            for (const q of plan.questions) {
-              const { r, cpu } = await timed<{ ms: number; tokens: number; passes: number; probs: Record<string, number>[] }>('engineDecision', key, q);
-              const e = engine.get(q) ?? { ms: [], cpu: [], tokens: r.tokens, passes: r.passes, probs: r.probs };
-              e.ms.push(r.ms);
-              e.cpu.push(cpu);
-              engine.set(q, e);
-            }
-          } else {
-            // The naive way keeps nothing between questions, so a request of Q questions is
-            // exactly the first Q passes: one run of Q = max gives every Q.
-            let wall = 0;
-            let cpu = 0;
-            const tokens: number[] = [];
-            const probs: Record<string, number>[] = [];
-            const same: boolean[] = [];
-            const cumulative: { ms: number; cpu: number }[] = [];
-            for (let i = 0; i < qmax; i++) {
-              const { r, cpu: c } = await timed<{ ms: number; tokens: number; probs: Record<string, number>; sameContext: boolean }>('naivePass', key, i);
-              wall += r.ms;
-              cpu += c;
-              tokens.push(r.tokens);
-              probs.push(r.probs);
-              same.push(r.sameContext);
-              cumulative.push({ ms: wall, cpu });
-            }
-            for (const q of plan.questions) {
-              naive.ms.set(q, [...(naive.ms.get(q) ?? []), cumulative[q - 1]!.ms]);
-              naive.cpu.set(q, [...(naive.cpu.get(q) ?? []), cumulative[q - 1]!.cpu]);
-            }
-            naive.tokens = tokens;
-            naive.probs = probs;
-            naive.same = same;
-          }
-        }
-        log(
-          `${plan.model} ${plan.device} S=${state.tokens} rep ${rep + 1}/${state.reps}: ` +
-            plan.questions.map((q) => `Q=${q} engine ${fmt(engine.get(q)!.ms.at(-1)!)} naive ${fmt(naive.ms.get(q)!.at(-1)!)}`).join(', '),
+      try {
+        const key = `s${state.tokens}`;
+        const setup = await p.call<{ stateTokens: number; prefixTokens: number; rows: number; firstTokensDistinct: boolean; sameContext: number }>(
+          'setupDecisions',
+          key,
+          state.tokens,
+          1000 + si,
         );
-      }
-      const e16 = engine.get(qmax)!;
-      let maxDiff: number | null = null;
-      naive.probs.forEach((np, i) => {
-        if (!naive.same[i]) return;
-        for (const [answer, pn] of Object.entries(np)) {
-          const pe = e16.probs[i]?.[answer];
-          if (pe !== undefined) maxDiff = Math.max(maxDiff ?? 0, Math.abs(pe - pn));
+        const engine = new Map<number, { ms: number[]; cpu: number[]; tokens: number; passes: number; probs: Record<string, number>[] }>();
+        const naive = { ms: new Map<number, number[]>(), cpu: new Map<number, number[]>(), tokens: [] as number[], probs: [] as Record<string, number>[], same: [] as boolean[] };
+        for (let rep = 0; rep < state.reps; rep++) {
+          // Alternate which way goes first, so drift and other load on the machine hit both alike.
+          const order = rep % 2 === 0 ? ['engine', 'naive'] : ['naive', 'engine'];
+          for (const way of order) {
+            if (way === 'engine') {
+              for (const q of plan.questions) {
+                const { r, cpu } = await timed<{ ms: number; tokens: number; passes: number; probs: Record<string, number>[] }>('engineDecision', key, q);
+                const e = engine.get(q) ?? { ms: [], cpu: [], tokens: r.tokens, passes: r.passes, probs: r.probs };
+                e.ms.push(r.ms);
+                e.cpu.push(cpu);
+                engine.set(q, e);
+              }
+            } else {
+              // The naive way keeps nothing between questions, so a request of Q questions is
+              // exactly the first Q passes: one run of Q = max gives every Q.
+              let wall = 0;
+              let cpu = 0;
+              const tokens: number[] = [];
+              const probs: Record<string, number>[] = [];
+              const same: boolean[] = [];
+              const cumulative: { ms: number; cpu: number }[] = [];
+              for (let i = 0; i < qmax; i++) {
+                const { r, cpu: c } = await timed<{ ms: number; tokens: number; probs: Record<string, number>; sameContext: boolean }>('naivePass', key, i);
+                wall += r.ms;
+                cpu += c;
+                tokens.push(r.tokens);
+                probs.push(r.probs);
+                same.push(r.sameContext);
+                cumulative.push({ ms: wall, cpu });
+              }
+              for (const q of plan.questions) {
+                naive.ms.set(q, [...(naive.ms.get(q) ?? []), cumulative[q - 1]!.ms]);
+                naive.cpu.set(q, [...(naive.cpu.get(q) ?? []), cumulative[q - 1]!.cpu]);
+              }
+              naive.tokens = tokens;
+              naive.probs = probs;
+              naive.same = same;
+            }
+          }
+          log(
+            `${plan.model} ${plan.device} S=${state.tokens} rep ${rep + 1}/${state.reps}: ` +
+              plan.questions.map((q) => `Q=${q} engine ${fmt(engine.get(q)!.ms.at(-1)!)} naive ${fmt(naive.ms.get(q)!.at(-1)!)}`).join(', '),
+          );
         }
-      });
-      for (const q of plan.questions) {
-        const e = engine.get(q)!;
-        const naiveTokens = naive.tokens.slice(0, q).reduce((a, b) => a + b, 0);
-        const engineMs = median(e.ms);
-        const naiveMs = median(naive.ms.get(q)!);
-        const speedup = naiveMs / engineMs;
-        const ceiling = naiveTokens / e.tokens;
-        decisions.push({
-          ...base,
-          questions: q,
-          state_tokens: setup.stateTokens,
-          prefix_tokens: setup.prefixTokens,
-          engine_ms: round(engineMs),
-          naive_ms: round(naiveMs),
-          speedup: round(speedup, 3),
-          ceiling: round(ceiling, 3),
-          efficiency: round(speedup / ceiling, 3),
-          engine_tokens: e.tokens,
-          naive_tokens: naiveTokens,
-          engine_passes: e.passes,
-          naive_passes: q,
-          reps: state.reps,
-          engine_samples_ms: e.ms.map((x) => round(x)),
-          naive_samples_ms: naive.ms.get(q)!.map((x) => round(x)),
-          engine_cpu_s: round(median(e.cpu), 2),
-          naive_cpu_s: round(median(naive.cpu.get(q)!), 2),
-          speedup_cpu: round(median(naive.cpu.get(q)!) / median(e.cpu), 3),
-          engine_cpu_share: round(median(e.cpu.map((c, i) => c / (e.ms[i]! / 1000))), 2),
-          naive_cpu_share: round(median(naive.cpu.get(q)!.map((c, i) => c / (naive.ms.get(q)![i]! / 1000))), 2),
-          max_prob_diff: maxDiff === null ? null : Number((maxDiff as number).toExponential(2)),
+        const e16 = engine.get(qmax)!;
+        let maxDiff: number | null = null;
+        naive.probs.forEach((np, i) => {
+          if (!naive.same[i]) return;
+          for (const [answer, pn] of Object.entries(np)) {
+            const pe = e16.probs[i]?.[answer];
+            if (pe !== undefined) maxDiff = Math.max(maxDiff ?? 0, Math.abs(pe - pn));
+          }
         });
-      }
-      if (setup.rows > 0 || !setup.firstTokensDistinct) {
-        log(`${plan.model}: ${setup.rows} label rows (labels sharing a first token): the engine reads them exactly, the naive way reads first tokens only`);
+        for (const q of plan.questions) {
+          const e = engine.get(q)!;
+          const naiveTokens = naive.tokens.slice(0, q).reduce((a, b) => a + b, 0);
+          const engineMs = median(e.ms);
+          const naiveMs = median(naive.ms.get(q)!);
+          const speedup = naiveMs / engineMs;
+          const ceiling = naiveTokens / e.tokens;
+          decisions.push({
+            ...base,
+            questions: q,
+            state_tokens: setup.stateTokens,
+            prefix_tokens: setup.prefixTokens,
+            engine_ms: round(engineMs),
+            naive_ms: round(naiveMs),
+            speedup: round(speedup, 3),
+            ceiling: round(ceiling, 3),
+            efficiency: round(speedup / ceiling, 3),
+            engine_tokens: e.tokens,
+            naive_tokens: naiveTokens,
+            engine_passes: e.passes,
+            naive_passes: q,
+            reps: state.reps,
+            engine_min_ms: round(Math.min(...e.ms)),
+            naive_min_ms: round(Math.min(...naive.ms.get(q)!)),
+            speedup_best: round(Math.min(...naive.ms.get(q)!) / Math.min(...e.ms), 3),
+            engine_samples_ms: e.ms.map((x) => round(x)),
+            naive_samples_ms: naive.ms.get(q)!.map((x) => round(x)),
+            engine_cpu_s: round(median(e.cpu), 2),
+            naive_cpu_s: round(median(naive.cpu.get(q)!), 2),
+            speedup_cpu: round(median(naive.cpu.get(q)!) / median(e.cpu), 3),
+            engine_cpu_share: round(median(e.cpu.map((c, i) => c / (e.ms[i]! / 1000))), 2),
+            naive_cpu_share: round(median(naive.cpu.get(q)!.map((c, i) => c / (naive.ms.get(q)![i]! / 1000))), 2),
+            max_prob_diff: maxDiff === null ? null : Number((maxDiff as number).toExponential(2)),
+          });
+        }
+        if (setup.rows > 0 || !setup.firstTokensDistinct) {
+          log(`${plan.model}: ${setup.rows} label rows (labels sharing a first token): the engine reads them exactly, the naive way reads first tokens only`);
+        }
+      } catch (e) {
+        // One configuration failing (say, a state too long for the model) loses only itself.
+        const note = `${plan.model} ${plan.device} S=${state.tokens}: not measured (${(e as Error).message.split('\n')[0]})`;
+        log(note);
+        notes.push(note);
       }
     }
     memory.push(await phaseMemory(base, 'decisions', sampler, p));
 
-    // ---- chat: time to first token and decode speed, engine vs pipeline('text-generation')
-    const user = await p.call<string>('userText', plan.chat.promptTokens, 7);
-    const samples: ChatResult['samples'] = { ttft_ms: [], decode_tps: [], baseline_ttft_ms: [], baseline_decode_tps: [], followup_ttft_ms: [], cold_followup_ttft_ms: [] };
-    let promptTokens = 0;
-    let newTokens = 0;
-    let sameText = true;
-    const shares = { engine: [] as number[], baseline: [] as number[], followup: [] as number[], cold_followup: [] as number[] };
-    for (let rep = 0; rep < plan.chat.reps; rep++) {
-      // A system line that differs per repetition: no KV reuse between repetitions.
-      const messages = [
-        { role: 'system', content: `Benchmark run ${rep + 1}. Answer the user.` },
-        { role: 'user', content: user },
-      ];
-      const order = rep % 2 === 0 ? ['engine', 'baseline'] : ['baseline', 'engine'];
-      let et = '';
-      let bt = '';
-      for (const way of order) {
-        if (way === 'engine') {
-          const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; prompt_tokens: number; tokens: number; text: string }>('engineChat', messages, plan.chat.newTokens);
-          shares.engine.push(cpu / (r.total_ms / 1000));
-          samples.ttft_ms.push(r.ttft_ms);
-          if (r.decode_tps !== null) samples.decode_tps.push(r.decode_tps);
-          promptTokens = r.prompt_tokens;
-          newTokens = r.tokens;
-          et = r.text;
-        } else {
-          const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; text: string }>('baselineChat', messages, plan.chat.newTokens);
-          shares.baseline.push(cpu / (r.total_ms / 1000));
-          samples.baseline_ttft_ms.push(r.ttft_ms);
-          if (r.decode_tps !== null) samples.baseline_decode_tps.push(r.decode_tps);
-          bt = r.text;
+    const measureChat = async (): Promise<ChatResult> => {
+        // ---- chat: time to first token and decode speed, engine vs pipeline('text-generation')
+        const user = await p.call<string>('userText', plan.chat.promptTokens, 7);
+        const samples: ChatResult['samples'] = { ttft_ms: [], decode_tps: [], baseline_ttft_ms: [], baseline_decode_tps: [], followup_ttft_ms: [], cold_followup_ttft_ms: [] };
+        let promptTokens = 0;
+        let newTokens = 0;
+        let sameText = true;
+        const shares = { engine: [] as number[], baseline: [] as number[], followup: [] as number[], cold_followup: [] as number[] };
+        for (let rep = 0; rep < plan.chat.reps; rep++) {
+          // A system line that differs per repetition: no KV reuse between repetitions.
+          const messages = [
+            { role: 'system', content: `Benchmark run ${rep + 1}. Answer the user.` },
+            { role: 'user', content: user },
+          ];
+          const order = rep % 2 === 0 ? ['engine', 'baseline'] : ['baseline', 'engine'];
+          let et = '';
+          let bt = '';
+          for (const way of order) {
+            if (way === 'engine') {
+              const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; prompt_tokens: number; tokens: number; text: string }>('engineChat', messages, plan.chat.newTokens);
+              shares.engine.push(cpu / (r.total_ms / 1000));
+              samples.ttft_ms.push(r.ttft_ms);
+              if (r.decode_tps !== null) samples.decode_tps.push(r.decode_tps);
+              promptTokens = r.prompt_tokens;
+              newTokens = r.tokens;
+              et = r.text;
+            } else {
+              const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; text: string }>('baselineChat', messages, plan.chat.newTokens);
+              shares.baseline.push(cpu / (r.total_ms / 1000));
+              samples.baseline_ttft_ms.push(r.ttft_ms);
+              if (r.decode_tps !== null) samples.baseline_decode_tps.push(r.decode_tps);
+              bt = r.text;
+            }
+          }
+          sameText &&= et.trim() === bt.trim();
+          log(
+            `${plan.model} ${plan.device} chat rep ${rep + 1}/${plan.chat.reps}: ttft ${fmt(samples.ttft_ms.at(-1)!)} vs ${fmt(samples.baseline_ttft_ms.at(-1)!)}, ` +
+              `decode ${samples.decode_tps.at(-1)?.toFixed(1)} vs ${samples.baseline_decode_tps.at(-1)?.toFixed(1)} tok/s`,
+          );
         }
-      }
-      sameText &&= et.trim() === bt.trim();
-      log(
-        `${plan.model} ${plan.device} chat rep ${rep + 1}/${plan.chat.reps}: ttft ${fmt(samples.ttft_ms.at(-1)!)} vs ${fmt(samples.baseline_ttft_ms.at(-1)!)}, ` +
-          `decode ${samples.decode_tps.at(-1)?.toFixed(1)} vs ${samples.baseline_decode_tps.at(-1)?.toFixed(1)} tok/s`,
-      );
-    }
 
-    // ---- follow-up turn after a long history: KV reuse vs cold prefill
-    const history = await p.call<string>('userText', plan.followup.userTokens, 11);
-    let fu = { history: 0, prompt: 0, cached: 0, coldCached: 0 };
-    for (let rep = 0; rep < plan.followup.reps; rep++) {
-      const system = { role: 'system', content: `Conversation ${rep + 1}.` };
-      const first = [system, { role: 'user', content: history }];
-      const turn1 = await p.call<{ text: string; prompt_tokens: number; tokens: number }>('engineChat', first, plan.followup.replyTokens);
-      const second = [...first, { role: 'assistant', content: turn1.text }, { role: 'user', content: 'Thank you. Now say it again in one short line.' }];
-      const { r: warmTurn, cpu: warmCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
-      shares.followup.push(warmCpu / (warmTurn.ms / 1000));
-      // Another conversation in between replaces the engine's conversation cache.
-      await p.call('engineFirstToken', [{ role: 'system', content: `Unrelated ${rep + 1}.` }, { role: 'user', content: 'Hello.' }]);
-      const { r: coldTurn, cpu: coldCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
-      shares.cold_followup.push(coldCpu / (coldTurn.ms / 1000));
-      samples.followup_ttft_ms.push(warmTurn.ms);
-      samples.cold_followup_ttft_ms.push(coldTurn.ms);
-      fu = { history: turn1.prompt_tokens + turn1.tokens, prompt: warmTurn.prompt_tokens, cached: warmTurn.cached_tokens, coldCached: coldTurn.cached_tokens };
-      log(`${plan.model} ${plan.device} follow-up rep ${rep + 1}/${plan.followup.reps}: ${fmt(warmTurn.ms)} reusing ${warmTurn.cached_tokens}/${warmTurn.prompt_tokens} tokens vs cold ${fmt(coldTurn.ms)} (${coldTurn.cached_tokens} reused)`);
-    }
-    memory.push(await phaseMemory(base, 'chat', sampler, p));
+        // ---- follow-up turn after a long history: KV reuse vs cold prefill
+        const history = await p.call<string>('userText', plan.followup.userTokens, 11);
+        let fu = { history: 0, prompt: 0, cached: 0, coldCached: 0 };
+        for (let rep = 0; rep < plan.followup.reps; rep++) {
+          const system = { role: 'system', content: `Conversation ${rep + 1}.` };
+          const first = [system, { role: 'user', content: history }];
+          const turn1 = await p.call<{ text: string; prompt_tokens: number; tokens: number }>('engineChat', first, plan.followup.replyTokens);
+          const second = [...first, { role: 'assistant', content: turn1.text }, { role: 'user', content: 'Thank you. Now say it again in one short line.' }];
+          const { r: warmTurn, cpu: warmCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
+          shares.followup.push(warmCpu / (warmTurn.ms / 1000));
+          // Another conversation in between replaces the engine's conversation cache.
+          await p.call('engineFirstToken', [{ role: 'system', content: `Unrelated ${rep + 1}.` }, { role: 'user', content: 'Hello.' }]);
+          const { r: coldTurn, cpu: coldCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
+          shares.cold_followup.push(coldCpu / (coldTurn.ms / 1000));
+          samples.followup_ttft_ms.push(warmTurn.ms);
+          samples.cold_followup_ttft_ms.push(coldTurn.ms);
+          fu = { history: turn1.prompt_tokens + turn1.tokens, prompt: warmTurn.prompt_tokens, cached: warmTurn.cached_tokens, coldCached: coldTurn.cached_tokens };
+          log(`${plan.model} ${plan.device} follow-up rep ${rep + 1}/${plan.followup.reps}: ${fmt(warmTurn.ms)} reusing ${warmTurn.cached_tokens}/${warmTurn.prompt_tokens} tokens vs cold ${fmt(coldTurn.ms)} (${coldTurn.cached_tokens} reused)`);
+        }
+        memory.push(await phaseMemory(base, 'chat', sampler, p));
 
-    const chat: ChatResult = {
-      ...base,
-      prompt_tokens: promptTokens,
-      new_tokens: newTokens,
-      ttft_ms: round(median(samples.ttft_ms)),
-      decode_tps: round(median(samples.decode_tps), 2),
-      baseline_ttft_ms: round(median(samples.baseline_ttft_ms)),
-      baseline_decode_tps: round(median(samples.baseline_decode_tps), 2),
-      followup_ttft_ms: round(median(samples.followup_ttft_ms)),
-      cold_followup_ttft_ms: round(median(samples.cold_followup_ttft_ms)),
-      followup_history_tokens: fu.history,
-      followup_prompt_tokens: fu.prompt,
-      followup_cached_tokens: fu.cached,
-      cold_followup_cached_tokens: fu.coldCached,
-      same_text: sameText,
-      cpu_share: Object.fromEntries(Object.entries(shares).map(([k, v]) => [k, round(median(v), 2)])) as ChatResult['cpu_share'],
-      reps: plan.chat.reps,
-      followup_reps: plan.followup.reps,
-      samples: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])) as ChatResult['samples'],
+        return {
+          ...base,
+          prompt_tokens: promptTokens,
+          new_tokens: newTokens,
+          ttft_ms: round(median(samples.ttft_ms)),
+          decode_tps: round(median(samples.decode_tps), 2),
+          baseline_ttft_ms: round(median(samples.baseline_ttft_ms)),
+          baseline_decode_tps: round(median(samples.baseline_decode_tps), 2),
+          followup_ttft_ms: round(median(samples.followup_ttft_ms)),
+          cold_followup_ttft_ms: round(median(samples.cold_followup_ttft_ms)),
+          followup_history_tokens: fu.history,
+          followup_prompt_tokens: fu.prompt,
+          followup_cached_tokens: fu.cached,
+          cold_followup_cached_tokens: fu.coldCached,
+          same_text: sameText,
+          best: {
+            ttft_ms: round(Math.min(...samples.ttft_ms)),
+            decode_tps: round(Math.max(...samples.decode_tps), 2),
+            baseline_ttft_ms: round(Math.min(...samples.baseline_ttft_ms)),
+            baseline_decode_tps: round(Math.max(...samples.baseline_decode_tps), 2),
+            followup_ttft_ms: round(Math.min(...samples.followup_ttft_ms)),
+            cold_followup_ttft_ms: round(Math.min(...samples.cold_followup_ttft_ms)),
+          },
+          cpu_share: Object.fromEntries(Object.entries(shares).map(([k, v]) => [k, round(median(v), 2)])) as ChatResult['cpu_share'],
+          reps: plan.chat.reps,
+          followup_reps: plan.followup.reps,
+          samples: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])) as ChatResult['samples'],
+        };
     };
+    let chat: ChatResult | null = null;
+    try {
+      chat = await measureChat();
+    } catch (e) {
+      const note = `${plan.model} ${plan.device} chat: not measured (${(e as Error).message.split('\n')[0]})`;
+      log(note);
+      notes.push(note);
+    }
     await p.call('dispose');
     await p.close();
     return { decisions, chat, load, memory, threads: cold.status.threads, isolated: info.crossOriginIsolated, adapter };
@@ -385,7 +409,65 @@ async function phaseMemory(base: Pick<MemoryResult, 'device' | 'model' | 'dtype'
   };
 }
 
-function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[]): TargetResult[] {
+/**
+ * The wllama peer (bench/peers/): first the equal-work check (same tokenization, same greedy tokens
+ * on both runtimes), then prefill and decode side by side at 1 thread and at the page's thread count.
+ */
+async function runPeers(plans: TargetPlan[], options: Options, result: BenchResult, started: number): Promise<void> {
+  const models = [...new Set(plans.filter((p) => p.device === 'wasm').map((p) => p.model))].filter((name) => {
+    const m = peerModel(name);
+    const gguf = join(name === TINYSTORIES ? SHARED : GENERATED, name, m.gguf);
+    if (existsSync(gguf)) return true;
+    result.notes.push(`${name}: no GGUF at ${gguf}, so no wllama peer (\`npm run models\` writes it).`);
+    return false;
+  });
+  if (!models.length) return;
+  const browser = await launchChromium();
+  try {
+    log(`wllama peer: checking equal work on ${models.join(', ')}`);
+    try {
+      const agreement = await checkModels(browser, models, { steps: 24, build: true });
+      for (const a of agreement) {
+        log(summarize(a));
+        result.peer_agreement.push({
+          model: a.model,
+          pass: a.pass,
+          greedy_steps: a.greedy.steps,
+          identical_greedy_tokens: a.greedy.identical,
+          max_abs_dlogprob_top: Number(a.greedy.max_abs_dlogprob_top.toExponential(2)),
+          tokenization_agree: `${a.tokenization.filter((t) => t.agree).length}/${a.tokenization.length}`,
+        });
+        if (!a.pass) result.notes.push(`${a.model}: wllama and the engine disagree (see peer_agreement): its peer rows compare unequal work.`);
+      }
+    } catch (e) {
+      const note = `wllama equal-work check failed (${(e as Error).message.split('\n')[0]})`;
+      log(note);
+      result.notes.push(note);
+    }
+    try {
+      const peers = await runWllamaPeers(browser, {
+        models,
+        ...(options.threads ? { threads: [...new Set([1, options.threads])] } : {}),
+        reps: options.peerReps ?? (options.quick ? 1 : 3),
+        promptTokens: 400,
+        decodeTokens: options.quick ? 16 : 64,
+        build: false,
+        log: (l) => log(l.trim()),
+      });
+      result.peers.push(...peers.rows);
+      result.peer_details.push(...peers.details);
+    } catch (e) {
+      const note = `wllama peer: not measured (${(e as Error).message.split('\n')[0]})`;
+      log(note);
+      result.notes.push(note);
+    }
+  } finally {
+    await browser.close();
+  }
+  writeJson(options.json, finalize(result, started));
+}
+
+function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[], peers: BenchResult['peers']): TargetResult[] {
   const out: TargetResult[] = [];
   const d = decisions.find((x) => x.model === SMOL && x.device === 'wasm' && x.questions === 16 && x.state_tokens === 512);
   out.push({
@@ -394,7 +476,7 @@ function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[]): Targe
     threshold: 0.8,
     met: d ? d.efficiency >= 0.8 : null,
     detail: d
-      ? `speedup ${d.speedup.toFixed(2)}× of a ${d.ceiling.toFixed(2)}× ceiling (${(d.efficiency * 100).toFixed(0)}%); in CPU time ${d.speedup_cpu.toFixed(2)}× (${((d.speedup_cpu / d.ceiling) * 100).toFixed(0)}%)`
+      ? `speedup ${d.speedup.toFixed(2)}× of a ${d.ceiling.toFixed(2)}× ceiling (${(d.efficiency * 100).toFixed(0)}%); in CPU time ${d.speedup_cpu.toFixed(2)}× (${((d.speedup_cpu / d.ceiling) * 100).toFixed(0)}%); fastest samples ${d.speedup_best.toFixed(2)}× (${((d.speedup_best / d.ceiling) * 100).toFixed(0)}%)`
       : 'not measured',
   });
   const c = chat.find((x) => x.model === SMOL && x.device === 'wasm');
@@ -403,7 +485,7 @@ function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[]): Targe
     value: c ? round(c.decode_tps / c.baseline_decode_tps, 3) : null,
     threshold: 1,
     met: c ? c.decode_tps >= c.baseline_decode_tps : null,
-    detail: c ? `${c.decode_tps.toFixed(2)} vs ${c.baseline_decode_tps.toFixed(2)} tok/s (medians of ${c.reps}; CPU share ${c.cpu_share.engine} vs ${c.cpu_share.baseline})` : 'not measured',
+    detail: c ? `${c.decode_tps.toFixed(2)} vs ${c.baseline_decode_tps.toFixed(2)} tok/s (medians of ${c.reps}; best ${c.best.decode_tps.toFixed(2)} vs ${c.best.baseline_decode_tps.toFixed(2)}; CPU share ${c.cpu_share.engine} vs ${c.cpu_share.baseline})` : 'not measured',
   });
   out.push({
     name: 'follow-up time to first token ≥ 3× faster with KV reuse than cold',
@@ -412,6 +494,22 @@ function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[]): Targe
     met: c ? c.cold_followup_ttft_ms / c.followup_ttft_ms >= 3 : null,
     detail: c ? `${fmt(c.followup_ttft_ms)} vs ${fmt(c.cold_followup_ttft_ms)} cold, after ${c.followup_history_tokens} tokens of history` : 'not measured',
   });
+  // The peer goal: with threads on (the most threads measured), at least wllama's speed.
+  const maxThreads = Math.max(0, ...peers.map((p) => p.threads));
+  for (const p of peers.filter((x) => x.threads === maxThreads && x.threads > 1)) {
+    for (const [what, engine, peer] of [
+      ['prefill', p.engine_prefill_tps, p.prefill_tps],
+      ['decode', p.engine_decode_tps, p.decode_tps],
+    ] as const) {
+      out.push({
+        name: `${what} at least as fast as wllama (llama.cpp), ${p.model}, ${p.threads} threads`,
+        value: round(engine / peer, 3),
+        threshold: 1,
+        met: engine >= peer,
+        detail: `${engine.toFixed(1)} vs ${peer.toFixed(1)} tok/s (${(engine / peer).toFixed(2)}×)`,
+      });
+    }
+  }
   return out;
 }
 
@@ -422,6 +520,18 @@ function round(x: number, digits = 1): number {
 
 function fmt(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
+}
+
+function finalize(result: BenchResult, started: number): BenchResult {
+  result.targets = evaluateTargets(result.decisions, result.chat, result.peers);
+  result.load_average.end = loadAverage();
+  result.duration_s = Math.round((performance.now() - started) / 1000);
+  return result;
+}
+
+function writeJson(file: string, result: BenchResult): void {
+  mkdirSync(dirname(resolve(file)), { recursive: true });
+  writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
 }
 
 async function main(): Promise<void> {
@@ -468,6 +578,8 @@ async function main(): Promise<void> {
     decisions: [],
     chat: [],
     peers: [],
+    peer_details: [],
+    peer_agreement: [],
     load: [],
     memory: [],
     targets: [],
@@ -475,7 +587,15 @@ async function main(): Promise<void> {
   };
   try {
     for (const plan of plans) {
-      const out = await runTarget(plan, site.url, mirror, options);
+      let out: TargetOutput;
+      try {
+        out = await runTarget(plan, site.url, mirror, options, result.notes);
+      } catch (e) {
+        const note = `${plan.model} ${plan.device}: failed (${(e as Error).message.split('\n')[0]})`;
+        log(note);
+        result.notes.push(note);
+        continue;
+      }
       result.decisions.push(...out.decisions);
       if (out.chat) result.chat.push(out.chat);
       result.load.push(out.load);
@@ -485,18 +605,17 @@ async function main(): Promise<void> {
         result.cross_origin_isolated = out.isolated;
       }
       if (out.adapter) result.adapter = out.adapter;
+      // A checkpoint after each target: a later failure loses nothing measured so far.
+      writeJson(options.json, finalize(result, started));
     }
   } finally {
     await site.close();
     await mirror.close();
   }
+  if (options.peers) await runPeers(plans, options, result, started);
   if (!options.webgpu) result.notes.push('WebGPU not run (pass --webgpu): on this machine it is SwiftShader on the CPU, under 0.1 tok/s for the 135M model.');
   if (!hasTinyStories) result.notes.push(`${TINYSTORIES} not found under ../shared/models: skipped.`);
-  result.targets = evaluateTargets(result.decisions, result.chat);
-  result.load_average.end = loadAverage();
-  result.duration_s = Math.round((performance.now() - started) / 1000);
-  mkdirSync(dirname(resolve(options.json)), { recursive: true });
-  writeFileSync(options.json, JSON.stringify(result, null, 2) + '\n');
+  writeJson(options.json, finalize(result, started));
   log(`wrote ${options.json}`);
   if (options.md) {
     // The chart sits beside the document, as SVG text written here (no network, no dependency).

@@ -65,7 +65,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     out.push(`**${key}**`, '');
     out.push(
       table(
-        ['S (state tokens)', 'Q', 'prefix', 'engine', 'naive', 'speedup', 'ceiling', 'of ceiling', 'tokens engine / naive', 'passes engine / naive', 'CPU s engine / naive', 'speedup in CPU time', 'CPU share engine / naive', 'reps', 'max Δp'],
+        ['S (state tokens)', 'Q', 'prefix', 'engine', 'naive', 'speedup', 'ceiling', 'of ceiling', 'tokens engine / naive', 'passes engine / naive', 'speedup of fastest samples', 'CPU s engine / naive', 'speedup in CPU time', 'CPU share engine / naive', 'reps', 'max Δp'],
         rows.map((d) => [
           d.state_tokens,
           d.questions,
@@ -77,6 +77,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
           `${(d.efficiency * 100).toFixed(0)}%`,
           `${d.engine_tokens} / ${d.naive_tokens}`,
           `${d.engine_passes} / ${d.naive_passes}`,
+          `${num(d.speedup_best, 2)}× (${num((d.speedup_best / d.ceiling) * 100, 0)}%)`,
           `${num(d.engine_cpu_s, 1)} / ${num(d.naive_cpu_s, 1)}`,
           `${num(d.speedup_cpu, 2)}× (${num((d.speedup_cpu / d.ceiling) * 100, 0)}%)`,
           `${num(d.engine_cpu_share, 2)} / ${num(d.naive_cpu_share, 2)}`,
@@ -91,7 +92,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
   out.push('');
   out.push(
     table(
-      ['model · device', 'prompt → new tokens', 'TTFT engine', 'TTFT pipeline', 'decode engine', 'decode pipeline', 'same greedy text', 'follow-up TTFT (KV reuse)', 'follow-up TTFT (cold)', 'history (reused / prompt)', 'CPU share engine / pipeline', 'reps'],
+      ['model · device', 'prompt → new tokens', 'TTFT engine', 'TTFT pipeline', 'decode engine', 'decode pipeline', 'same greedy text', 'follow-up TTFT (KV reuse)', 'follow-up TTFT (cold)', 'history (reused / prompt)', 'best of reps: decode engine / pipeline', 'CPU share engine / pipeline', 'reps'],
       r.chat.map((c) => [
         `${c.model} · ${c.device} · ${c.dtype}`,
         `${c.prompt_tokens} → ${c.new_tokens}`,
@@ -103,12 +104,57 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
         ms(c.followup_ttft_ms),
         `${ms(c.cold_followup_ttft_ms)} (${num(c.cold_followup_ttft_ms / c.followup_ttft_ms, 1)}×)`,
         `${c.followup_history_tokens} (${c.followup_cached_tokens} / ${c.followup_prompt_tokens}; cold ${c.cold_followup_cached_tokens})`,
+        `${num(c.best?.decode_tps)} / ${num(c.best?.baseline_decode_tps)} tok/s`,
         `${num(c.cpu_share?.engine)} / ${num(c.cpu_share?.baseline)}`,
         `${c.reps} / ${c.followup_reps}`,
       ]),
     ),
   );
   out.push('');
+  if (r.peers.length || r.peer_agreement.length) {
+    out.push('### Against llama.cpp (wllama), same weights');
+    out.push('');
+    out.push(
+      'Prefill: a ~400-token prompt read in one pass (tokens/s). Decode: 63 single-token passes after it (tokens/s). ' +
+        'Both runtimes in the same page, alternating, with the same thread count; ratio = engine ÷ wllama (≥ 1 means the engine is faster).',
+    );
+    out.push('');
+    if (r.peer_agreement.length) {
+      out.push(
+        table(
+          ['model', 'equal work', 'greedy tokens identical', 'max |Δ log p| (top-10)', 'tokenization agrees'],
+          r.peer_agreement.map((a) => [
+            a.model,
+            a.pass ? '**yes**' : '**no**',
+            `${a.identical_greedy_tokens ? 'yes' : 'no'} (${a.greedy_steps} steps)`,
+            a.max_abs_dlogprob_top.toExponential(1),
+            a.tokenization_agree,
+          ]),
+        ),
+      );
+      out.push('');
+    }
+    out.push(
+      table(
+        ['model', 'threads', 'prefill wllama', 'prefill engine', 'prefill ratio', 'decode wllama', 'decode engine', 'decode ratio', 'reps'],
+        r.peers.map((p) => {
+          const d = r.peer_details.find((x) => x.model === p.model && x.threads === p.threads);
+          return [
+            p.model,
+            p.threads,
+            `${num(p.prefill_tps, 1)} tok/s`,
+            `${num(p.engine_prefill_tps, 1)} tok/s`,
+            `${num(p.engine_prefill_tps / p.prefill_tps)}×`,
+            `${num(p.decode_tps, 1)} tok/s`,
+            `${num(p.engine_decode_tps, 1)} tok/s`,
+            `${num(p.engine_decode_tps / p.decode_tps)}×`,
+            d?.reps ?? '—',
+          ];
+        }),
+      ),
+    );
+    out.push('');
+  }
   out.push('### Model load');
   out.push('');
   out.push(

@@ -2,6 +2,8 @@
  * The JSON that `npm run bench -- --json FILE` writes. CONTRACT §1 fixes the fields marked
  * (contract); everything else is this bench's own, documented in docs/benchmarks.md.
  */
+import type { PeerDetail, PeerRow } from '../peers/wllama-peer.ts';
+
 export type Device = 'wasm' | 'webgpu';
 
 export interface DecisionResult {
@@ -21,6 +23,10 @@ export interface DecisionResult {
   engine_passes: number;
   naive_passes: number;
   reps: number;
+  /** Fastest samples, and their ratio: the estimate least disturbed by other load on the machine. */
+  engine_min_ms: number;
+  naive_min_ms: number;
+  speedup_best: number;
   engine_samples_ms: number[];
   naive_samples_ms: number[];
   /** CPU seconds the browser's processes used per request (median): robust to other load on the machine. */
@@ -52,6 +58,15 @@ export interface ChatResult {
   followup_cached_tokens: number;
   cold_followup_cached_tokens: number;
   same_text: boolean; // greedy texts of engine and baseline agree
+  /** Best samples (fastest time, highest rate): the estimates least disturbed by other load. */
+  best: {
+    ttft_ms: number;
+    decode_tps: number;
+    baseline_ttft_ms: number;
+    baseline_decode_tps: number;
+    followup_ttft_ms: number;
+    cold_followup_ttft_ms: number;
+  };
   /** CPU seconds the browser got per wall second, median per kind of call (≈ threads when uncontended). */
   cpu_share: { engine: number; baseline: number; followup: number; cold_followup: number };
   reps: number;
@@ -110,11 +125,25 @@ export interface BenchResult {
   duration_s: number;
   decisions: DecisionResult[]; // (contract)
   chat: ChatResult[]; // (contract)
-  peers: unknown[]; // (contract) filled by the wllama comparison (another issue)
+  peers: PeerRow[]; // (contract) the wllama comparison, same weights (bench/peers/wllama-peer.ts)
+  /** Every repetition behind each peer row, token counts, loads. */
+  peer_details: PeerDetail[];
+  /** The equal-work check run before the peer timings: same tokenization, same greedy tokens. */
+  peer_agreement: PeerAgreement[];
   load: LoadResult[];
   memory: MemoryResult[];
   targets: TargetResult[];
   notes: string[];
+}
+
+/** A summary of bench/peers/check-wllama.ts's AgreementResult for one model. */
+export interface PeerAgreement {
+  model: string;
+  pass: boolean;
+  greedy_steps: number;
+  identical_greedy_tokens: boolean;
+  max_abs_dlogprob_top: number;
+  tokenization_agree: string; // "k/n" test strings
 }
 
 export function median(xs: readonly number[]): number {

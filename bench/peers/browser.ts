@@ -31,12 +31,19 @@ export async function launchChromium(): Promise<Browser> {
 /** Calls `window.peers[method](...args)` in the page. */
 export type PeersCall = <K extends keyof PeersPage>(method: K, ...args: Parameters<PeersPage[K]>) => Promise<Awaited<ReturnType<PeersPage[K]>>>;
 
-export function peersCall(page: Page): PeersCall {
-  return ((method: string, ...args: unknown[]) =>
-    page.evaluate(
+/** Calls into the page; a call that takes longer than `timeoutMs` (default 15 min) rejects instead of hanging the run. */
+export function peersCall(page: Page, timeoutMs = 15 * 60_000): PeersCall {
+  return ((method: string, ...args: unknown[]) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`peers.${method} did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    const call = page.evaluate(
       ([m, a]) => (window as unknown as { peers: Record<string, (...x: unknown[]) => unknown> }).peers[m as string]!(...(a as unknown[])),
       [method, args] as const,
-    )) as PeersCall;
+    );
+    return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+  }) as PeersCall;
 }
 
 export interface PeersSession {

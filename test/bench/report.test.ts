@@ -20,7 +20,7 @@ const result: BenchResult = {
     {
       device: 'wasm', model: 'm', dtype: 'fp32', questions: 16, state_tokens: 512, prefix_tokens: 560,
       engine_ms: 1000, naive_ms: 4000, speedup: 4, ceiling: 4.5, efficiency: 0.889, engine_tokens: 2000, naive_tokens: 9000,
-      engine_passes: 17, naive_passes: 16, reps: 1, engine_samples_ms: [1000], naive_samples_ms: [4000],
+      engine_passes: 17, naive_passes: 16, reps: 1, engine_min_ms: 1000, naive_min_ms: 4000, speedup_best: 4, engine_samples_ms: [1000], naive_samples_ms: [4000],
       engine_cpu_s: 1.9, naive_cpu_s: 7.6, speedup_cpu: 4, engine_cpu_share: 1.9, naive_cpu_share: 1.9, max_prob_diff: 1e-7,
     },
   ],
@@ -29,11 +29,14 @@ const result: BenchResult = {
       device: 'wasm', model: 'm', dtype: 'fp32', prompt_tokens: 400, new_tokens: 64, ttft_ms: 3000, decode_tps: 20,
       baseline_ttft_ms: 3100, baseline_decode_tps: 19, followup_ttft_ms: 300, cold_followup_ttft_ms: 8000,
       followup_history_tokens: 1000, followup_prompt_tokens: 1030, followup_cached_tokens: 1000, cold_followup_cached_tokens: 3,
-      same_text: true, reps: 1, followup_reps: 1, cpu_share: { engine: 1.9, baseline: 1.9, followup: 1.9, cold_followup: 1.9 },
+      same_text: true, reps: 1, followup_reps: 1, best: { ttft_ms: 3000, decode_tps: 20, baseline_ttft_ms: 3100, baseline_decode_tps: 19, followup_ttft_ms: 300, cold_followup_ttft_ms: 8000 },
+      cpu_share: { engine: 1.9, baseline: 1.9, followup: 1.9, cold_followup: 1.9 },
       samples: { ttft_ms: [3000], decode_tps: [20], baseline_ttft_ms: [3100], baseline_decode_tps: [19], followup_ttft_ms: [300], cold_followup_ttft_ms: [8000] },
     },
   ],
-  peers: [],
+  peers: [{ peer: 'wllama', model: 'm', device: 'wasm', threads: 2, prefill_tps: 200, decode_tps: 40, engine_prefill_tps: 250, engine_decode_tps: 30 }],
+  peer_details: [],
+  peer_agreement: [{ model: 'm', pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
   load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
   memory: [
     { device: 'wasm', model: 'm', dtype: 'fp32', phase: 'decisions', renderer_peak_rss_bytes: 2 ** 30, browser_tree_peak_rss_bytes: 2 ** 31, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 25, gpu_buffer_peak_bytes: null },
@@ -47,6 +50,7 @@ describe('bench report writers', () => {
     const json = JSON.parse(JSON.stringify(result));
     for (const k of ['machine', 'browser', 'commit', 'decisions', 'chat', 'peers']) expect(json).toHaveProperty(k);
     for (const k of ['device', 'model', 'questions', 'state_tokens', 'engine_ms', 'naive_ms', 'ceiling']) expect(json.decisions[0]).toHaveProperty(k);
+    for (const k of ['peer', 'model', 'device', 'threads', 'prefill_tps', 'decode_tps', 'engine_prefill_tps', 'engine_decode_tps']) expect(json.peers[0]).toHaveProperty(k);
     for (const k of ['ttft_ms', 'decode_tps', 'baseline_ttft_ms', 'baseline_decode_tps', 'followup_ttft_ms', 'cold_followup_ttft_ms']) expect(json.chat[0]).toHaveProperty(k);
   });
 
@@ -54,6 +58,9 @@ describe('bench report writers', () => {
     const block = renderResults(result, 'npm run bench -- --json x.json', 'benchmarks.svg');
     expect(block).toContain('| 512 | 16 | 560 | 1.00 s | 4.00 s | 4.00× | 4.50× | 89% |');
     expect(block).toContain('abc1234-dirty');
+    // engine ÷ wllama: 250/200 prefill, 30/40 decode
+    expect(block).toContain('| m | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× |');
+    expect(block).toContain('| m | **yes** | yes (24 steps) | 2.0e-5 | 5/5 |');
     const svg = renderChart(result.decisions, result.chat);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.trim().endsWith('</svg>')).toBe(true);
