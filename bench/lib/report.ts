@@ -122,7 +122,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     if (r.peer_agreement.length) {
       out.push(
         table(
-          ['model', 'equal work', 'greedy tokens identical', 'max |Δ log p| (top-10)', 'tokenization agrees'],
+          ['model', 'equal work', 'greedy tokens identical', 'max Δ log p (top-10)', 'tokenization agrees'],
           r.peer_agreement.map((a) => [
             a.model,
             a.pass ? '**yes**' : '**no**',

@@ -10,9 +10,8 @@
  *                ~400-token prompt: JS input tensors, transformers.js around session.run,
  *                session.run split by onnxruntime-web's own trace points into copying inputs into
  *                wasm memory / the graph / copying outputs out, the KvCache bookkeeping, the
- *                log-softmax over the vocabulary, the greedy pick; plus the sampler at temperature 0.7
- *                and a prototype without the full sort (page/fast-sampler.ts), checked to pick the
- *                same tokens.
+ *                log-softmax over the vocabulary, the greedy pick; plus the sampler at temperature 0.7,
+ *                top_p 0.9.
  *  2. kvonly     the same loop over a graph that only concatenates the KV cache (variants.ts): the
  *                whole per-step cost around the model.
  *  3. options    prefill and decode tok/s for each candidate against the baseline worker, measured
@@ -153,7 +152,6 @@ try {
       kv_bytes_per_token: plain.kvBytesPerToken,
       kv_mib_in_plus_out_per_step: r2((2 * plain.kvBytesPerToken * (ids.length + steps / 2)) / 2 ** 20),
       baseline: await bench(base),
-      sampler_prototype: await base.call('samplerCheck', 200),
       load: load1(),
     };
     log(`breakdown: ${JSON.stringify(out['breakdown'], null, 1)}`);

@@ -1,42 +1,88 @@
 /**
  * Picks the next token from log-probabilities: greedy at temperature 0, otherwise softmax at the
  * temperature, cut to the nucleus (top_p), drawn with a seeded generator so a seed reproduces a text.
+ *
+ * Per token this is O(vocabulary) plus a sort of the few candidates the nucleus can contain: with
+ * top_p < 1 only tokens whose weight could put them in the nucleus are sorted (the threshold is
+ * lowered until the candidates hold top_p of the mass), so the nucleus and the draw are exactly
+ * those of sorting the whole vocabulary. With top_p = 1 nothing is sorted: the draw walks the
+ * vocabulary in token order, which gives every token its softmax probability.
  */
 export interface SamplingParams {
   temperature: number;
   topP: number;
 }
 
+/** Each round lowers the candidate threshold by this factor (relative to the largest weight). */
+const THRESHOLD_STEP = 2 ** -8;
+
 export function sampleToken(logProbs: Float64Array, params: SamplingParams, random: () => number): number {
   if (params.temperature === 0) return argmax(logProbs);
-  const scaled = Array.from(logProbs, (lp, token) => ({ token, lp: lp / params.temperature }));
-  const max = Math.max(...scaled.map((s) => s.lp));
+  const n = logProbs.length;
+  const t = params.temperature;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) if (logProbs[i]! / t > max) max = logProbs[i]! / t;
+  const weights = new Float64Array(n);
   let total = 0;
-  const weighted = scaled.map((s) => {
-    const w = Math.exp(s.lp - max);
+  for (let i = 0; i < n; i++) {
+    const w = Math.exp(logProbs[i]! / t - max);
+    weights[i] = w;
     total += w;
-    return { token: s.token, p: w };
-  });
-  weighted.sort((a, b) => b.p - a.p || a.token - b.token);
-  let kept = weighted.length;
-  if (params.topP < 1) {
-    let mass = 0;
-    for (let i = 0; i < weighted.length; i++) {
-      mass += weighted[i]!.p / total;
-      if (mass >= params.topP) {
-        kept = i + 1;
-        break;
+  }
+  if (params.topP >= 1) return drawInOrder(weights, total, random());
+
+  const nucleus = nucleusOf(weights, total, params.topP);
+  let z = 0;
+  for (const id of nucleus) z += weights[id]!;
+  let r = random() * z;
+  for (const id of nucleus) {
+    r -= weights[id]!;
+    if (r <= 0) return id;
+  }
+  return nucleus[nucleus.length - 1]!;
+}
+
+/** The first token whose cumulative weight (in token order) reaches `u · total`. */
+function drawInOrder(weights: Float64Array, total: number, u: number): number {
+  let r = u * total;
+  let last = 0;
+  for (let i = 0; i < weights.length; i++) {
+    const w = weights[i]!;
+    if (w === 0) continue;
+    last = i;
+    r -= w;
+    if (r <= 0) return i;
+  }
+  return last; // rounding left a sliver: the last token with any weight
+}
+
+/**
+ * The smallest prefix of the tokens sorted by weight (descending, ties by id) whose probability
+ * mass reaches `topP`. Candidates are the tokens at or above a threshold; once they hold at least
+ * `topP` of the mass, every token below the threshold is lighter than every candidate and so
+ * cannot come before the cut.
+ */
+function nucleusOf(weights: Float64Array, total: number, topP: number): number[] {
+  const n = weights.length;
+  for (let threshold = THRESHOLD_STEP; ; threshold *= THRESHOLD_STEP) {
+    const last = threshold < Number.MIN_VALUE; // the final round takes every token
+    const candidates: number[] = [];
+    let held = 0;
+    for (let i = 0; i < n; i++) {
+      if (last || weights[i]! >= threshold) {
+        candidates.push(i);
+        held += weights[i]!;
       }
     }
+    if (!last && candidates.length < n && held / total < topP) continue; // the cut lies below the threshold
+    candidates.sort((a, b) => weights[b]! - weights[a]! || a - b);
+    let mass = 0;
+    for (let i = 0; i < candidates.length; i++) {
+      mass += weights[candidates[i]!]! / total;
+      if (mass >= topP) return candidates.slice(0, i + 1);
+    }
+    if (last || candidates.length === n) return candidates; // rounding kept the mass just short of topP
   }
-  const nucleus = weighted.slice(0, kept);
-  const z = nucleus.reduce((s, w) => s + w.p, 0);
-  let r = random() * z;
-  for (const w of nucleus) {
-    r -= w.p;
-    if (r <= 0) return w.token;
-  }
-  return nucleus[nucleus.length - 1]!.token;
 }
 
 export function argmax(values: ArrayLike<number>): number {

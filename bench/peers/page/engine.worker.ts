@@ -16,7 +16,6 @@ import { LanguageModel } from '../../../src/engine/language-model.ts';
 import { logSoftmax } from '../../../src/engine/log-softmax.ts';
 import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
 import { argmax, sampleToken, seededRandom } from '../../../src/engine/sampler.ts';
-import { fastSampleToken } from './fast-sampler.ts';
 
 /** Which onnxruntime-web wasm build to load: the engine ships `asyncify` (ORT_FILES). */
 export type OrtBuild = 'asyncify' | 'plain' | 'jspi';
@@ -34,8 +33,6 @@ export interface EngineLoadOptions {
 }
 
 let lm: LanguageModel | null = null;
-/** The last distribution profile() saw, for samplerCheck(). */
-let lastDistribution: Float64Array | null = null;
 
 function need(): LanguageModel {
   if (!lm) throw new Error('engine worker: no model loaded');
@@ -343,7 +340,6 @@ const api = {
       session.run = origRun;
       cache.dispose();
     }
-    lastDistribution = lastLogp;
     // the non-greedy sampler (chat with temperature > 0) on one real distribution
     const random = seededRandom(1);
     const sampleMs: number[] = [];
@@ -354,43 +350,6 @@ const api = {
     }
     const kvBytesPerToken = m.kvInputs.length * (m.kvInputs[0]?.dims[1] ?? 0) * (m.kvInputs[0]?.dims[3] ?? 0) * 4;
     return { rows, sampler_t07_ms: median(sampleMs), kvBytesPerToken, vocab: lastLogp!.length };
-  },
-
-  /**
-   * The engine's sampler vs the fast-sampler.ts prototype on the last profiled distribution: the
-   * same seeded draws must give the same tokens; median time per call of each.
-   */
-  samplerCheck(draws = 200) {
-    const logp = lastDistribution;
-    if (!logp) throw new Error('run profile() first');
-    const out: Record<string, unknown>[] = [];
-    for (const params of [
-      { temperature: 0.7, topP: 0.9 },
-      { temperature: 1, topP: 1 },
-      { temperature: 1.5, topP: 0.95 },
-    ]) {
-      const ra = seededRandom(7);
-      const rb = seededRandom(7);
-      const ta: number[] = [];
-      const tb: number[] = [];
-      let same = 0;
-      const n = Math.min(draws, 30);
-      for (let i = 0; i < draws; i++) {
-        let a: number | undefined;
-        if (i < n) {
-          const t0 = performance.now();
-          a = sampleToken(logp, params, ra);
-          ta.push(performance.now() - t0);
-        }
-        const t1 = performance.now();
-        const b = fastSampleToken(logp, params, rb);
-        tb.push(performance.now() - t1);
-        if (a === undefined) continue;
-        if (a === b) same++;
-      }
-      out.push({ ...params, compared: n, same, reference_ms: median(ta), fast_ms: median(tb) });
-    }
-    return out;
   },
 
   /** Cost of the JS work alone, on synthetic data: log-softmax and argmax over `vocab` floats. */
