@@ -2,15 +2,10 @@ import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { ortFiles, ortUrlRewrite } from './build/ort-files.ts';
+import { ISOLATION_HEADERS } from './src/http/isolation.ts';
 
-/**
- * Cross-origin isolation, so that onnxruntime-web may run wasm threads (SharedArrayBuffer).
- * Model hosts must then answer with CORS (the hub does) or Cross-Origin-Resource-Policy.
- */
-export const isolationHeaders = {
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'require-corp',
-};
+// Cross-origin isolation (src/http/isolation.ts), so that onnxruntime-web may run wasm threads.
+const isolationHeaders = { ...ISOLATION_HEADERS };
 
 export default defineConfig({
   plugins: [

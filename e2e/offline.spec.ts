@@ -46,6 +46,10 @@ test('after the first load, the page, a decision and a streamed chat all work of
   await page.reload();
   const status = await ready(page);
   expect(status.state).toBe('ready');
+  // The shell from the service worker's precache is cross-origin isolated too: wasm threads offline.
+  const isolation = await page.evaluate(() => ({ isolated: crossOriginIsolated, cores: navigator.hardwareConcurrency }));
+  expect(isolation.isolated).toBe(true);
+  expect(status.threads).toBe(isolation.cores);
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   const offline = await decideAndStream(page);
   expect(offline.decision.answers).toEqual(online.decision.answers);

@@ -4,6 +4,7 @@
 import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
+import { withIsolationHeaders } from '../src/http/isolation.ts';
 import { installServiceWorkerRelay } from '../src/http/sw-relay.ts';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
@@ -11,8 +12,10 @@ declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url:
 installServiceWorkerRelay(self);
 precacheAndRoute(self.__WB_MANIFEST);
 cleanupOutdatedCaches();
-// The page takes its settings from the query (?model=…&host=…): every navigation gets the shell.
-registerRoute(new NavigationRoute(createHandlerBoundToURL('index.html')));
+// The page takes its settings from the query (?model=…&host=…): every navigation gets the shell,
+// cross-origin isolated (wasm threads) also when it comes from the precache offline.
+const shell = createHandlerBoundToURL('index.html');
+registerRoute(new NavigationRoute(async (options) => withIsolationHeaders(await shell(options))));
 clientsClaim();
 // A new version waits until the page accepts it (the update flow), never half-old, half-new.
 self.addEventListener('message', (event) => {
