@@ -21,7 +21,7 @@ export function sampleToken(logProbs: Float64Array, params: SamplingParams, rand
   const n = logProbs.length;
   const t = params.temperature;
   let max = -Infinity;
-  for (let i = 0; i < n; i++) if (logProbs[i]! / t > max) max = logProbs[i]! / t;
+  for (let i = 0; i < n; i++) max = Math.max(max, logProbs[i]! / t);
   const weights = new Float64Array(n);
   let total = 0;
   for (let i = 0; i < n; i++) {
