@@ -4,6 +4,8 @@ import { chromiumPath, DIST, PREVIEW_PORT } from './e2e/support/env.ts';
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
+  // The screenshot writer is a tool, not a test: it runs only when asked for.
+  testIgnore: process.env['UPDATE_SCREENSHOTS'] === '1' ? [] : ['**/playground-screenshots.spec.ts'],
   timeout: 180_000,
   expect: { timeout: 60_000 },
   workers: 1,

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startMirror, type Mirror } from '../e2e/support/mirror-server.ts';
+import { generateModels } from '../scripts/models/generate-models.ts';
 import { browserVersion, commitId, machineDescription } from './lib/machine.ts';
 import { makePlan, SMOL, TINYSTORIES, type TargetPlan } from './lib/plan.ts';
 import { loadAverage, ProcessSampler } from './lib/procs.ts';
@@ -34,7 +35,7 @@ import { runWllamaPeers } from './peers/wllama-peer.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 const GENERATED = join(REPO, 'models');
-const SHARED = resolve(REPO, '../shared/models');
+const VENDORED = resolve(REPO, 'vendor/models');
 
 interface Options {
   json: string;
@@ -416,7 +417,7 @@ async function phaseMemory(base: Pick<MemoryResult, 'device' | 'model' | 'dtype'
 async function runPeers(plans: TargetPlan[], options: Options, result: BenchResult, started: number): Promise<void> {
   const models = [...new Set(plans.filter((p) => p.device === 'wasm').map((p) => p.model))].filter((name) => {
     const m = peerModel(name);
-    const gguf = join(name === TINYSTORIES ? SHARED : GENERATED, name, m.gguf);
+    const gguf = join(name === TINYSTORIES ? VENDORED : GENERATED, name, m.gguf);
     if (existsSync(gguf)) return true;
     result.notes.push(`${name}: no GGUF at ${gguf}, so no wllama peer (\`npm run models\` writes it).`);
     return false;
@@ -537,9 +538,12 @@ function writeJson(file: string, result: BenchResult): void {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const started = performance.now();
-  const hasTinyStories = existsSync(join(SHARED, TINYSTORIES, 'onnx/model.onnx'));
-  if (!existsSync(join(GENERATED, SMOL, 'onnx/model.onnx'))) {
-    throw new Error(`models/${SMOL} is missing: generate it with \`npx tsx scripts/models/generate.ts --only smol\``);
+  const hasTinyStories = existsSync(join(VENDORED, TINYSTORIES, 'onnx/model.onnx'));
+  // The generated models the plan needs: written here when missing or stale (a fresh clone has
+  // none), with the generator's progress; up to date, they are only checked.
+  if (!options.models || options.models.includes(SMOL)) {
+    log(`checking the generated model ${SMOL}; written now if missing or stale`);
+    await generateModels({ only: SMOL, log: (message) => log(`  ${message}`) });
   }
   const plans = makePlan({ quick: options.quick, webgpu: options.webgpu, models: options.models, hasTinyStories });
   for (const p of plans) {
@@ -556,7 +560,7 @@ async function main(): Promise<void> {
   const dist = await buildPage();
   log('page built');
   const site = await serveStatic(dist);
-  const mirror = await startMirror([GENERATED, SHARED]);
+  const mirror = await startMirror([GENERATED, VENDORED]);
   const result: BenchResult = {
     schema: 'jev-bench/1',
     machine: machineDescription(),
@@ -614,7 +618,7 @@ async function main(): Promise<void> {
   }
   if (options.peers) await runPeers(plans, options, result, started);
   if (!options.webgpu) result.notes.push('WebGPU not run (pass --webgpu): on this machine it is SwiftShader on the CPU, under 0.1 tok/s for the 135M model.');
-  if (!hasTinyStories) result.notes.push(`${TINYSTORIES} not found under ../shared/models: skipped.`);
+  if (!hasTinyStories) result.notes.push(`${TINYSTORIES} not found under vendor/models: skipped.`);
   writeJson(options.json, finalize(result, started));
   log(`wrote ${options.json}`);
   if (options.md) {

@@ -13,7 +13,10 @@ const DECISION = {
 };
 
 async function ready(page: Page) {
-  await page.waitForFunction(() => !!navigator.serviceWorker.controller);
+  // `?.`: while a reload is under way the predicate may run in a document that is not the app's
+  // yet (no navigator.serviceWorker there); it then waits instead of failing.
+  await page.waitForLoadState('load');
+  await page.waitForFunction(() => !!navigator.serviceWorker?.controller && !!(window as any).jev);
   return page.evaluate(() => (window as any).jev.ready);
 }
 
@@ -125,9 +128,10 @@ test('a new version is announced, and applied only when the page accepts it', as
     // Announced, not applied: the old worker still controls the page, the new one waits.
     expect(await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => !!r!.waiting))).toBe(true);
     const oldWorker = await page.evaluate(() => navigator.serviceWorker.controller!.scriptURL);
-    const reloaded = page.waitForEvent('framenavigated');
+    // Applying reloads the page: wait for a new document (the marker is gone), then for the app.
+    await page.evaluate(() => Object.assign(window, { __beforeUpdate: true }));
     await page.evaluate(() => (window as any).applyUpdate());
-    await reloaded;
+    await page.waitForFunction(() => !(window as any).__beforeUpdate && document.readyState === 'complete');
     await ready(page);
     const after = await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => ({ waiting: !!r!.waiting, active: !!r!.active })));
     expect(after).toEqual({ waiting: false, active: true });

@@ -12,7 +12,7 @@ const LONG = { model: 'jev', messages: [{ role: 'user', content: 'Tell a very lo
  * worker as server-sent events) and a decision and a chat wait behind it in the engine's queue
  * (sent through the facade before the drill, so the worker holds them when it dies).
  */
-function drill(page: Page, action: 'throw' | 'exit' | 'lose-device', via: 'facade' | 'http'): Promise<any> {
+function drill(page: Page, action: 'throw' | 'exit' | 'hang' | 'lose-device', via: 'facade' | 'http'): Promise<any> {
   return page.evaluate(
     async ({ action, via, LONG }) => {
       const R = (window as any).jevReliability;
@@ -27,6 +27,9 @@ function drill(page: Page, action: 'throw' | 'exit' | 'lose-device', via: 'facad
         queued.push(jev.chat.completions.create(R.PROBE_CHAT).then(() => 'served', describe));
         drilled = action === 'lose-device' ? await jev.debug.loseDevice() : await jev.debug.crashWorker(action);
       };
+      // The stream is held after 8 passes (jev.debug.hold), so it is still running at its third
+      // chunk, when the drill strikes, however fast the machine; the new worker's gate is open.
+      await jev.debug.hold(8);
       let streamed: unknown;
       if (via === 'facade') {
         const stream = await jev.chat.completions.create(LONG);
@@ -108,6 +111,20 @@ for (const mode of ['throw', 'exit'] as const) {
     expect(await unhandledIn(page)).toEqual([]);
   });
 }
+
+test('the worker hangs (alive, looping, answering nothing): the watchdog sees it, requests in flight fail with engine_unavailable, the worker is replaced, the next is served', async ({ page }) => {
+  const errors = await openApp(page);
+  const before = await answers(page);
+  await page.evaluate(() => ((window as any).__notReloaded = true));
+  // The drill resolves once the watchdog has seen the hang (limits.hangAfterMs, 15 s by default).
+  const out = await drill(page, 'hang', 'facade');
+  expectFailed(out, /The engine stopped while serving this request \(the engine worker stopped answering for [\d.]+ s between forward passes \(allowed: 15 s\)\); it restarted by itself/);
+  expect(out.restarts).toBe(1);
+  expect(await answers(page)).toEqual(before);
+  expect(await page.evaluate(() => (window as any).__notReloaded)).toBe(true);
+  expect(errors).toEqual([]);
+  expect(await unhandledIn(page)).toEqual([]);
+});
 
 test('three crashes in a row (uncaught error, exit, uncaught error): each time the next request is served with the same answers', async ({ page }) => {
   const errors = await openApp(page);

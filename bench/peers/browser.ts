@@ -58,7 +58,7 @@ export interface PeersSession {
 export interface OpenOptions {
   /** Build the page first (default: when bench/peers/dist is missing). */
   build?: boolean;
-  /** Model roots to serve under /models/ (default: <repo>/models, ../shared/models). */
+  /** Model roots to serve under /models/ (default: <repo>/models, <repo>/vendor/models). */
   roots?: readonly string[];
   /** Echo page console output to stderr. */
   verbose?: boolean;

@@ -12,8 +12,8 @@ import { build } from 'vite';
 export const PEERS_DIR = import.meta.dirname;
 export const PEERS_DIST = join(PEERS_DIR, 'dist');
 export const REPO = resolve(PEERS_DIR, '../..');
-/** Where models are looked up, first hit wins: the generated ones, then the shared ones. */
-export const MODEL_ROOTS = [join(REPO, 'models'), resolve(REPO, '../shared/models')];
+/** Where models are looked up, first hit wins: the generated ones, then the vendored ones. */
+export const MODEL_ROOTS = [join(REPO, 'models'), join(REPO, 'vendor/models')];
 
 /** Builds bench/peers/page into bench/peers/dist (onnxruntime-web and wllama runtime files self-hosted). */
 export async function buildPeersPage(): Promise<string> {

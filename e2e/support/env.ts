@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const GENERATED = resolve(REPO, 'models');
-export const SHARED = resolve(REPO, '../shared/models');
+export { VENDORED } from '../../scripts/models/roots.ts';
 export const MIRROR_PORT = Number(process.env['JEV_MIRROR_PORT'] ?? 4391);
 export const MIRROR = `http://127.0.0.1:${MIRROR_PORT}`;
 /** The built app the browser tests serve (a separate build folder lets runs proceed side by side). */
@@ -11,7 +11,6 @@ export const DIST = resolve(REPO, process.env['JEV_DIST'] ?? 'dist');
 export const PREVIEW_PORT = Number(process.env['JEV_PREVIEW_PORT'] ?? 4390);
 /** Ports for the extra servers some specs start, offset from the preview port so parallel runs do not clash. */
 export const EXTRA_PORT = { embedApp: PREVIEW_PORT + 3, staticSite: PREVIEW_PORT + 4, cspSite: PREVIEW_PORT + 5 } as const;
-export const hasTinyStories = existsSync(resolve(SHARED, 'TinyStories-656K/onnx/model.onnx'));
 
 /** Chromium from CHROMIUM_PATH, else Debian's, else Playwright's own. */
 export function chromiumPath(): string | undefined {

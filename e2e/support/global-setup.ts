@@ -1,10 +1,10 @@
 import { buildClientBundle } from './client-bundle.ts';
 import { startMirror } from './mirror-server.ts';
-import { GENERATED, MIRROR_PORT, SHARED } from './env.ts';
+import { GENERATED, MIRROR_PORT, VENDORED } from './env.ts';
 
 /** Starts the model mirror (a plain static server in the hub layout) for the whole run. */
 export default async function globalSetup() {
   await buildClientBundle();
-  const mirror = await startMirror([GENERATED, SHARED], MIRROR_PORT);
+  const mirror = await startMirror([GENERATED, VENDORED], MIRROR_PORT);
   return async () => mirror.close();
 }

@@ -20,6 +20,7 @@ export const errorCodes = {
   unsupported_media_type: 415,
   context_length_exceeded: 422,
   unprocessable: 422,
+  queue_full: 429,
   aborted: 499,
   engine_error: 500,
   model_load_failed: 503,
@@ -81,6 +82,7 @@ export function codeForStatus(status: number): ErrorCode {
     case 413: return 'payload_too_large';
     case 415: return 'unsupported_media_type';
     case 422: return 'unprocessable';
+    case 429: return 'queue_full';
     case 499: return 'aborted';
     case 503: return 'engine_unavailable';
     default: return status >= 400 && status < 500 ? 'invalid_request' : 'engine_error';

@@ -128,6 +128,8 @@ export const errorMessages = {
   contextLengthExceeded: (tokens: number, max: number) =>
     `The request needs ${tokens} tokens but the model's context holds ${max}.`,
   aborted: () => 'The request was aborted.',
+  queueFull: (waiting: number, retryAfterS: number) =>
+    `The engine is busy: ${waiting} request${waiting === 1 ? ' is' : 's are'} already waiting, the most it queues (limits.maxQueued). Send it again in ${retryAfterS} s (Retry-After).`,
   unknownFault: () => 'The engine failed for an unknown reason.',
   unreadableErrorBody: (status?: number) =>
     `The service answered${status === undefined ? '' : ` with status ${status}`} without a readable error body.`,

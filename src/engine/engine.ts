@@ -9,7 +9,7 @@ import {
   type ModelList,
 } from '../contract/index.ts';
 import type { CallHandle, DebugAction, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
-import type { EngineFault } from '../protocol/supervision.ts';
+import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat.ts';
 import { refuseFarPastContext } from './context-bound.ts';
 import { ConversationCache } from './conversation-cache.ts';
@@ -17,6 +17,7 @@ import { decide } from './decide.ts';
 import type { LanguageModel } from './language-model.ts';
 import { chooseDtype, DTYPE_FILES, loadLanguageModel, resolveDevice, type ModelSource } from './load-model.ts';
 import { modelVersion } from './model-version.ts';
+import { PassGate } from './pass-gate.ts';
 import { PriorCache } from './prior-cache.ts';
 import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './runtime-env.ts';
 import { TaskQueue } from './task-queue.ts';
@@ -36,8 +37,10 @@ export interface EngineConfig {
 export interface EngineHost {
   /** The engine cannot go on here (its WebGPU device was lost): the supervisor restarts it. */
   fault(fault: EngineFault): void;
-  /** Makes the host die as a crash would (a drill); returns false where it cannot. */
-  crash(mode: 'throw' | 'exit'): boolean;
+  /** Makes the host die as a crash would, or hang in a loop (a drill); returns false where it cannot. */
+  crash(mode: 'throw' | 'exit' | 'hang'): boolean;
+  /** A sign of life for the watchdog: a forward pass or a load begins or ends. */
+  beat?(beat: EngineBeat): void;
 }
 
 /**
@@ -50,6 +53,9 @@ export class Engine implements EngineApi {
   readonly #calls = new Map<string, AbortController>();
   readonly #priors = new PriorCache();
   readonly #conversation = new ConversationCache();
+  readonly #gate = new PassGate();
+  /** The signal of the request being served (one at a time): a pass held at the gate ends with it. */
+  #serving: AbortSignal | null = null;
   #lm: LanguageModel | null = null;
   #device: GpuDeviceLike | null = null;
   /** Resolves with what happened once the WebGPU device the model runs on is lost. */
@@ -93,6 +99,15 @@ export class Engine implements EngineApi {
   }
 
   async #load(options: LoadOptions, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
+    this.#config.host?.beat?.({ type: 'load-start' });
+    try {
+      return await this.#loadOn(options, onEvent);
+    } finally {
+      this.#config.host?.beat?.({ type: 'load-end' });
+    }
+  }
+
+  async #loadOn(options: LoadOptions, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
     applyRuntimeConfig({ ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}) }, options.host);
     const source = this.#config.source?.(options) ?? httpSource(options, this.#config.runtime.modelCache ? MODEL_CACHE : null);
     let resolved = await resolveDevice(options.device, this.#config.isNode ?? false);
@@ -110,6 +125,7 @@ export class Engine implements EngineApi {
     }
     const old = this.#lm;
     this.#lm = lm;
+    lm.passHooks = this.#passHooks();
     this.#priors.clear();
     this.#conversation.clear();
     await old?.dispose();
@@ -170,11 +186,29 @@ export class Engine implements EngineApi {
       case 'lose-device':
         this.#device?.destroy();
         return this.#device !== null;
+      case 'hold':
+        this.#gate.hold(action.after);
+        return true;
+      case 'release':
+        this.#gate.release();
+        return true;
       default: {
         const never: never = action;
         throw new Error(`unknown debug action ${(never as { type: string }).type}`);
       }
     }
+  }
+
+  /** The gate of the hold drill, and the beats that tell the watchdog a pass is under way. */
+  #passHooks(): LanguageModel['passHooks'] {
+    const host = this.#config.host;
+    return {
+      before: async (tokens) => {
+        if (this.#gate.held && this.#serving) await this.#gate.pass(this.#serving);
+        host?.beat?.({ type: 'pass-start', tokens });
+      },
+      after: (tokens, ms) => host?.beat?.({ type: 'pass-end', tokens, ms }),
+    };
   }
 
   /** Reports the loss of the WebGPU device the model runs on: the host restarts the engine on wasm. */
@@ -212,7 +246,15 @@ export class Engine implements EngineApi {
     this.#calls.set(call.id, controller);
     try {
       const lm = await this.#ready();
-      return await this.#queue.run(() => work(lm, controller.signal), controller.signal);
+      return await this.#queue.run(async () => {
+        this.#serving = controller.signal;
+        try {
+          return await work(lm, controller.signal);
+        } finally {
+          this.#serving = null;
+          this.#gate.ended(controller.signal);
+        }
+      }, controller.signal);
     } catch (e) {
       throw await this.#failure(e);
     } finally {

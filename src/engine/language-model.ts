@@ -6,6 +6,14 @@ import { TensorLedger } from './tensor-ledger.ts';
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 export type Dtype = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16';
 
+/** What runs around every forward pass: the engine's pass gate and its beats to the watchdog. */
+export interface PassHooks {
+  /** Before a pass of `tokens` tokens; the pass waits for it (the gate of a drill). */
+  before(tokens: number): Promise<void> | void;
+  /** After the pass, whether it succeeded or not. */
+  after(tokens: number, ms: number): void;
+}
+
 /** Minimal view of an onnxruntime session, as transformers.js keeps it on the model. */
 interface SessionLike {
   inputNames: readonly string[];
@@ -27,6 +35,8 @@ export class LanguageModel {
   forwardCalls = 0;
   /** Every tensor made here or returned by the model, counted until disposed (EngineStatus.counters.liveTensors). */
   readonly ledger = new TensorLedger();
+  /** Set by the engine that serves this model. */
+  passHooks: PassHooks | null = null;
 
   constructor(
     readonly id: string,
@@ -85,8 +95,15 @@ export class LanguageModel {
     if (this.#hasLogitsToKeep) inputs['num_logits_to_keep'] = new Tensor('int64', [BigInt(keep)], []);
     this.ledger.trackAll(inputs);
     let outputs: Record<string, Tensor>;
+    const hooks = this.passHooks;
     try {
-      outputs = this.ledger.trackAll((await this.model.forward({ ...inputs, past_key_values: past.tensors })) as Record<string, Tensor>);
+      await hooks?.before(n);
+      const started = performance.now();
+      try {
+        outputs = this.ledger.trackAll((await this.model.forward({ ...inputs, past_key_values: past.tensors })) as Record<string, Tensor>);
+      } finally {
+        hooks?.after(n, performance.now() - started);
+      }
     } finally {
       for (const t of Object.values(inputs)) t.dispose();
     }

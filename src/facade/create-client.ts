@@ -4,6 +4,8 @@ import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import { clientForEngine } from './engine-client.ts';
 import { EngineSupervisor, type RestartEvent } from './engine-supervisor.ts';
 import { workerInstance } from './worker-instance.ts';
+import type { AdmissionOptions } from './admission.ts';
+import type { HangWatchdogOptions } from './hang-watchdog.ts';
 import type { JevClient } from './jev-client.ts';
 import { DEFAULT_HOST, DEFAULT_MODEL } from './defaults.ts';
 import { createRemoteClient } from './remote-client.ts';
@@ -33,6 +35,13 @@ export interface ClientOptions {
    * requests it held failed with `engine_unavailable`; the model is being reloaded.
    */
   onRestart?: (event: RestartEvent) => void;
+  /**
+   * Bounds that keep every request answered (docs/limits.md): `maxQueued` requests may wait
+   * behind the one served (default 256; past it: 429 `queue_full` with Retry-After);
+   * `hangAfterMs` (default 15,000) and `loadAfterMs` (default 600,000) bound how long the
+   * engine's worker may stay unresponsive before it is taken for hung, terminated and restarted.
+   */
+  limits?: Pick<AdmissionOptions, 'maxQueued'> & Pick<HangWatchdogOptions, 'hangAfterMs' | 'loadAfterMs'>;
 }
 
 /**
@@ -44,7 +53,11 @@ export function createClient(options: ClientOptions = {}): JevClient {
   installErrorTransfer();
   // The engine's worker, restarted by the supervisor when it dies (docs/reliability.md).
   const supervisor = new EngineSupervisor(
-    () => workerInstance(new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'jev-engine' })),
+    () =>
+      workerInstance(new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'jev-engine' }), {
+        hangAfterMs: options.limits?.hangAfterMs,
+        loadAfterMs: options.limits?.loadAfterMs,
+      }),
     { onRestart: options.onRestart },
   );
   return clientForEngine(
@@ -64,5 +77,6 @@ export function createClient(options: ClientOptions = {}): JevClient {
     },
     options.onProgress,
     { apiKey: options.apiKey, basePath: options.basePath },
+    { maxQueued: options.limits?.maxQueued },
   );
 }

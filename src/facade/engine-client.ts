@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatCompletionChunk } from '../contract/index.ts';
 import type { CallHandle, DebugAction, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import { Admission, type AdmissionOptions } from './admission.ts';
 import { newCallId } from './call-id.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
 import { createHttpHandler, type HttpOptions } from '../http/http-handler.ts';
@@ -21,8 +22,10 @@ export function clientForEngine(
   initial: LoadOptions,
   onProgress?: (event: LoadEvent) => void,
   http: HttpOptions = {},
+  limits: AdmissionOptions = {},
 ): JevClient {
   const { api } = binding;
+  const admission = new Admission(limits);
   let current = initial;
   const load = (options: Partial<LoadOptions>, progress = onProgress) => {
     current = { ...current, ...options };
@@ -39,7 +42,15 @@ export function clientForEngine(
   ): Promise<T> {
     const signal = options?.signal;
     if (signal?.aborted) throw abortError(signal);
-    const running = run(handle);
+    const leave = admission.enter();
+    let running: Promise<T>;
+    try {
+      running = run(handle);
+    } catch (e) {
+      leave();
+      throw e;
+    }
+    running.then(leave, leave);
     if (!signal) return running;
     // Rejects at once on abort (a queued request is dropped by the engine and never runs; a
     // running one stops at its next token), even if the engine never answers.
@@ -127,10 +138,12 @@ export function clientForEngine(
     fetch: fetchFunction(createHttpHandler(surface, http)),
     ready,
     load: (options, progress) => load(options, progress),
-    status: () => api.status(),
+    status: async () => ({ ...(await api.status()), queue: { inFlight: admission.inFlight, maxQueued: admission.maxQueued } }),
     terminate: () => binding.terminate(),
     debug: {
       crashWorker: (mode = 'throw') => drill({ type: 'crash', mode }),
+      hold: (after) => drill({ type: 'hold', after }),
+      release: () => drill({ type: 'release' }),
       loseDevice: () => drill({ type: 'lose-device' }),
       restarts: () => binding.restarts?.() ?? 0,
     },

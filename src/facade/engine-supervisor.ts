@@ -9,7 +9,9 @@ export type EngineDeath =
   /** The worker went away without an error event (it closed itself, or was killed). */
   | { type: 'exited'; message: string }
   /** Its WebGPU device was lost: the engine is restarted on wasm. */
-  | { type: 'device-lost'; message: string };
+  | { type: 'device-lost'; message: string }
+  /** It stopped answering: alive, but stuck (facade/hang-watchdog.ts); it is terminated. */
+  | { type: 'hung'; message: string };
 
 /** One engine behind a worker (or a stand-in, in tests). */
 export interface EngineInstance {
@@ -126,7 +128,7 @@ export class EngineSupervisor {
       if (JevError.is(e) && e.code === 'engine_unavailable' && this.#retired.has(instance)) return true;
       throw e;
     }
-    if (applied) await instance.died;
+    if (applied && (action.type === 'crash' || action.type === 'lose-device')) await instance.died;
     return applied;
   }
 

@@ -8,10 +8,18 @@ import type { EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-ap
 export interface EngineDebug {
   /**
    * Makes the engine's worker die: `throw` (default) an uncaught error, `exit` the worker closes
-   * itself. Resolves true once the supervisor has seen the death and begun the restart; false
-   * where there is no worker to crash (an in-process engine).
+   * itself, `hang` it loops forever without answering (the watchdog sees it after
+   * `limits.hangAfterMs` and terminates it). Resolves true once the supervisor has seen the death
+   * and begun the restart; false where there is no worker to crash (an in-process engine).
    */
-  crashWorker(mode?: 'throw' | 'exit'): Promise<boolean>;
+  crashWorker(mode?: 'throw' | 'exit' | 'hang'): Promise<boolean>;
+  /**
+   * Lets `after` more forward passes run, then holds the next one until `release()`: a request
+   * is then still running, by construction, while a test or a drill acts. A held request can
+   * still be cancelled; the engine keeps answering everything else.
+   */
+  hold(after: number): Promise<boolean>;
+  release(): Promise<boolean>;
   /**
    * Destroys the WebGPU device the model runs on (`GPUDevice.destroy()` in the worker). Resolves
    * true once the supervisor has seen the loss (the model then reloads on wasm); false when the

@@ -1,9 +1,10 @@
 import type { EngineApi, LoadOptions } from '../protocol/engine-api.ts';
 import type { HttpOptions } from '../http/http-handler.ts';
+import type { AdmissionOptions } from './admission.ts';
 import { clientForEngine } from './engine-client.ts';
 import type { JevClient } from './jev-client.ts';
 
 /** A client over an engine in this very thread (Node, tests, or a page that hosts no worker). */
-export function createLocalClient(engine: EngineApi, load: LoadOptions, http: HttpOptions = {}): JevClient {
-  return clientForEngine({ api: engine, wrapCallback: (fn) => fn, terminate: () => {} }, load, undefined, http);
+export function createLocalClient(engine: EngineApi, load: LoadOptions, http: HttpOptions = {}, limits: AdmissionOptions = {}): JevClient {
+  return clientForEngine({ api: engine, wrapCallback: (fn) => fn, terminate: () => {} }, load, undefined, http, limits);
 }

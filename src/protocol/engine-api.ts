@@ -45,14 +45,26 @@ export interface EngineStatus {
     liveTensors: number;
   };
   error: string | null;
+  /**
+   * The facade's queue (absent in the engine's own status): requests in flight (served or
+   * waiting, streams until they end) and how many may wait (limits.maxQueued).
+   */
+  queue?: { inFlight: number; maxQueued: number };
 }
 
 /**
  * Fault drills, safe in production: each one exercises a recovery path (docs/reliability.md).
- * `crash`: the worker dies (`throw`: an uncaught error; `exit`: it closes itself).
+ * `crash`: the worker dies (`throw`: an uncaught error; `exit`: it closes itself) or hangs
+ * (`hang`: alive, but stuck in a loop: the watchdog ends it).
  * `lose-device`: the WebGPU device is destroyed, as when the GPU resets.
+ * `hold`: `after` more forward passes run, then the next waits until `release` (a request is
+ * held open by construction, for drills and tests that act while it runs).
  */
-export type DebugAction = { type: 'crash'; mode: 'throw' | 'exit' } | { type: 'lose-device' };
+export type DebugAction =
+  | { type: 'crash'; mode: 'throw' | 'exit' | 'hang' }
+  | { type: 'lose-device' }
+  | { type: 'hold'; after: number }
+  | { type: 'release' };
 
 /** A call in flight, named so that it can be cancelled from the other side of a worker boundary. */
 export interface CallHandle {

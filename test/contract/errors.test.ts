@@ -41,9 +41,10 @@ describe('JevError', () => {
   it('maps a foreign code from the status and keeps it in details', () => {
     const body = { error: { message: 'slow down', type: 'rate_limit', param: null, code: 'rate_limited' } } as unknown as ErrorBody;
     const e = JevError.fromBody(body, 429);
-    expect(e.code).toBe('invalid_request');
+    expect(e.code).toBe('queue_full');
     expect(e.details).toEqual({ upstreamCode: 'rate_limited' });
     expect(JevError.fromBody(body, 503).code).toBe('engine_unavailable');
+    expect(JevError.fromBody(body, 418).code).toBe('invalid_request');
     expect(JevError.fromBody({} as ErrorBody, 404).code).toBe('not_found');
     expect(codeForStatus(401)).toBe('unauthorized');
     expect(codeForStatus(500)).toBe('engine_error');

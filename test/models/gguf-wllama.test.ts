@@ -5,13 +5,11 @@
  * 24 identical greedy tokens, log-probs within 1e-3 (flash attention off, f32 KV cache).
  * Skipped where no Chromium is installed.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchChromium } from '../../bench/peers/browser.ts';
 import { DEFAULT_BOUND, checkModels, summarize } from '../../bench/peers/check-wllama.ts';
-import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
+import { generateModels } from '../../scripts/models/generate-models.ts';
 
 const hasChromium = (() => {
   try {
@@ -20,7 +18,6 @@ const hasChromium = (() => {
     return false;
   }
 })();
-const hasTinyStories = existsSync(join(DEFAULT_MODELS_DIR, '../../shared/models/TinyStories-656K/gguf/model-f32.gguf'));
 
 let browser: Browser;
 
@@ -34,7 +31,7 @@ describe.skipIf(!hasChromium)('wllama (llama.cpp) vs the engine on the same weig
   });
 
   it(`agrees on tokenization, greedy tokens and log-probs (within ${DEFAULT_BOUND})`, async () => {
-    const models = ['tiny-random-llama', ...(hasTinyStories ? ['TinyStories-656K'] : [])];
+    const models = ['tiny-random-llama', 'TinyStories-656K'];
     const results = await checkModels(browser, models, { build: true, steps: 24 });
     for (const r of results) {
       console.log(summarize(r));

@@ -11,6 +11,7 @@ import { JevError, type ChatCompletionChunk } from '../../src/contract/index.ts'
 import { Engine } from '../../src/engine/engine.ts';
 import { clientForEngine } from '../../src/facade/engine-client.ts';
 import { EngineSupervisor, type EngineDeath, type EngineInstance, type RestartEvent } from '../../src/facade/engine-supervisor.ts';
+import { startWatchdog } from '../../src/facade/hang-watchdog.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import type { EngineApi, LoadEvent, LoadOptions } from '../../src/protocol/engine-api.ts';
 import { localClient } from '../support/local-client.ts';
@@ -31,6 +32,8 @@ interface FakeInstance extends EngineInstance {
 interface FakeOptions {
   onWebGpu?: boolean;
   dieOnLoad?: boolean;
+  /** Watched like a worker (facade/hang-watchdog.ts), with this hangAfterMs: the `hang` drill stops its pongs and its passes. */
+  hangAfterMs?: number;
 }
 
 function fakeInstance(options: FakeOptions = {}): FakeInstance {
@@ -44,13 +47,34 @@ function fakeInstance(options: FakeOptions = {}): FakeInstance {
     };
   });
   const instance = {} as FakeInstance;
-  const engine = new Engine({
+  // A watched instance answers pings from its "event loop" (a timer) until the hang drill.
+  let hung = false;
+  const watchdog =
+    options.hangAfterMs === undefined
+      ? null
+      : startWatchdog(
+          { hangAfterMs: options.hangAfterMs },
+          () => setTimeout(() => hung || watchdog?.pong(), 1),
+          (message) => kill({ type: 'hung', message }),
+        );
+  void died.then(() => watchdog?.stop());
+  const engine: Engine = new Engine({
     runtime: { localModelPath: GENERATED },
     isNode: true,
     source: () => ({ has: async (file) => existsSync(join(GENERATED, TINY, 'onnx', file)) }),
     host: {
       fault: (fault) => kill(fault),
-      crash: (mode) => (setTimeout(() => kill(mode === 'exit' ? { type: 'exited', message: 'the engine worker stopped' } : { type: 'crashed', message: 'simulated crash' })), true),
+      beat: (beat) => hung || watchdog?.beat(beat),
+      crash: (mode) => {
+        if (mode === 'hang') {
+          // Stuck: no more pongs, and the request in flight never takes another step.
+          hung = true;
+          void engine.debug({ type: 'hold', after: 0 });
+          return true;
+        }
+        setTimeout(() => kill(mode === 'exit' ? { type: 'exited', message: 'the engine worker stopped' } : { type: 'crashed', message: 'simulated crash' }));
+        return true;
+      },
     },
   });
   // After death, nothing the instance was asked ever settles: only the supervisor's race ends it.
@@ -147,6 +171,35 @@ describe('the supervisor', () => {
     expect(restarts).toEqual([{ restarts: 1, death: { type: 'crashed', message: 'the engine worker crashed: boom' }, device: 'auto' }]);
     expect(client.debug!.restarts()).toBe(1);
     expect((await client.status()).state).toBe('ready');
+  });
+
+  it('a hung engine (alive, answering nothing) is seen by the watchdog: its callers get engine_unavailable, it is terminated and restarted, the next request is served', async () => {
+    const { client, instances, restarts } = supervised([{ hangAfterMs: 150 }, { hangAfterMs: 150 }]);
+    await client.ready;
+    const stream = (await client.chat.completions.create({ ...LONG, stream: true })) as AsyncIterable<ChatCompletionChunk>;
+    const queued = [client.decisions.create(PROBE_DECISION), client.chat.completions.create(PROBE_CHAT)].map((q) => q.then(() => null, (e: unknown) => e as JevError));
+    let chunks = 0;
+    let drill: Promise<boolean> | null = null;
+    const streamError = (async () => {
+      for await (const _ of stream) if (++chunks === 3) drill = client.debug!.crashWorker('hang');
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const failure = (await streamError) as JevError;
+    expect(await drill).toBe(true);
+    expect({ code: failure.code, status: failure.status }).toEqual({ code: 'engine_unavailable', status: 503 });
+    expect(failure.message).toMatch(/engine stopped while serving this request \(the engine worker stopped answering for [\d.]+ s (between forward passes|in a forward pass of 1 token) \(allowed: [\d.]+ s\)\); it restarted by itself/);
+    for (const q of await Promise.all(queued)) expect(q).toMatchObject({ code: 'engine_unavailable', status: 503 });
+    expect(instances[0]!.terminated).toBe(true);
+    expect(restarts[0]!.death.type).toBe('hung');
+    expect(await probe(client)).toEqual(baseline);
+    expect(instances).toHaveLength(2);
+    // The new instance answers its pings: it is not taken for hung while it serves or idles.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await probe(client)).toEqual(baseline);
+    expect(client.debug!.restarts()).toBe(1);
+    client.terminate();
   });
 
   it('requests made while the engine restarts wait for it and are served', async () => {

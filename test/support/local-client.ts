@@ -4,15 +4,16 @@ import { Engine } from '../../src/engine/engine.ts';
 import { createLocalClient } from '../../src/facade/local-client.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import type { HttpOptions } from '../../src/http/http-handler.ts';
+import type { AdmissionOptions } from '../../src/facade/admission.ts';
 
 /** A client over an in-process engine (onnxruntime-node) on a model from a local hub-layout folder. */
-export async function localClient(root: string, model: string, http: HttpOptions = {}): Promise<{ client: JevClient; engine: Engine }> {
+export async function localClient(root: string, model: string, http: HttpOptions = {}, limits: AdmissionOptions = {}): Promise<{ client: JevClient; engine: Engine }> {
   const engine = new Engine({
     runtime: { localModelPath: root },
     isNode: true,
     source: () => ({ has: async (file) => existsSync(join(root, model, 'onnx', file)) }),
   });
-  const client = createLocalClient(engine, { model, host: 'http://unused.invalid', device: 'auto', dtype: 'fp32' }, http);
+  const client = createLocalClient(engine, { model, host: 'http://unused.invalid', device: 'auto', dtype: 'fp32' }, http, limits);
   await client.ready;
   return { client, engine };
 }

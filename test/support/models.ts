@@ -5,20 +5,20 @@ import type { Dtype } from '../../src/engine/language-model.ts';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const GENERATED = join(REPO, 'models');
-export const SHARED = resolve(REPO, '../shared/models');
+export const VENDORED = join(REPO, 'vendor', 'models');
 export const TINY = 'tiny-random-llama';
 export const TINYSTORIES = 'TinyStories-656K';
 
-/** Models the engine tests run on: the generated one always, TinyStories where ../shared has it. */
+/** Models the engine tests run on: the generated one and TinyStories (shipped in vendor/models). */
 export function testModels(): { id: string; root: string; present: boolean }[] {
   return [
     { id: TINY, root: GENERATED, present: existsSync(join(GENERATED, TINY, 'onnx', 'model.onnx')) },
-    { id: TINYSTORIES, root: SHARED, present: existsSync(join(SHARED, TINYSTORIES, 'onnx', 'model.onnx')) },
+    { id: TINYSTORIES, root: VENDORED, present: existsSync(join(VENDORED, TINYSTORIES, 'onnx', 'model.onnx')) },
   ];
 }
 
 export function skipMessage(id: string, root: string): string {
-  return `${id} is not at ${root}: its tests are skipped (../shared/models holds it in this project's CI).`;
+  return `${id} is not at ${root}: run \`npm run models\` (generated models) or restore vendor/models from git.`;
 }
 
 /** An in-process engine (onnxruntime-node) over a local folder of models in the hub layout. */
