@@ -151,7 +151,7 @@ test('closing the page that hosts the engine: a stream it was serving ends with 
         const { done, value } = await reader.read();
         if (done) return { status: r.status, last: text.trim().split('\n\n').at(-1) };
         text += value;
-        w.__chunks++;
+        w.__chunks += value.match(/data: \{"id"/g)?.length ?? 0; // chunks, not reads (one read may carry several)
       }
     })();
   });

@@ -21,8 +21,12 @@ function drill(page: Page, action: 'throw' | 'exit' | 'hang' | 'lose-device', vi
       let chunks = 0;
       let drilled: boolean | null = null;
       const queued: Promise<unknown>[] = [];
-      const atThirdChunk = async () => {
-        if (++chunks !== 3) return;
+      // Counts chunks (several may come in one read over HTTP); the drill strikes once, at the third.
+      let struck = false;
+      const atThirdChunk = async (n = 1) => {
+        chunks += n;
+        if (struck || chunks < 3) return;
+        struck = true;
         queued.push(jev.decisions.create(R.PROBE_DECISION).then(() => 'served', describe));
         queued.push(jev.chat.completions.create(R.PROBE_CHAT).then(() => 'served', describe));
         drilled = action === 'lose-device' ? await jev.debug.loseDevice() : await jev.debug.crashWorker(action);
@@ -45,7 +49,8 @@ function drill(page: Page, action: 'throw' | 'exit' | 'hang' | 'lose-device', vi
           const { done, value } = await reader.read();
           if (done) break;
           text += value;
-          if (value.includes('data: {"id"')) await atThirdChunk();
+          const events = value.match(/data: \{"id"/g)?.length ?? 0;
+          if (events > 0) await atThirdChunk(events);
         }
         const events = text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
         const last = events.at(-1);
