@@ -1,3 +1,4 @@
+import { useFocusAfterRender } from './focus-after-render.ts';
 import { option, type OptionRow, type QuestionDraft } from './question-draft.ts';
 
 interface Props {
@@ -8,8 +9,9 @@ interface Props {
 
 /** The options of a choice question: a key and what it means, one row each. */
 export function ChoiceCriteria({ draft, onChange, describedBy }: Props) {
-  // Focus moves once the page has drawn the change (a new row, or the neighbour of a removed one).
-  const setFocusRow = (id: string | null) => requestAnimationFrame(() => id && document.getElementById(`opt-${id}-key`)?.focus());
+  // Focus moves once the change is rendered (a new row, or the neighbour of a removed one).
+  const focus = useFocusAfterRender();
+  const setFocusRow = (id: string | null) => focus(id === null ? null : `opt-${id}-key`);
   const rows = draft.options;
   const update = (id: string, change: Partial<OptionRow>) => onChange(rows.map((r) => (r.id === id ? { ...r, ...change } : r)));
   const add = () => {

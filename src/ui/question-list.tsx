@@ -2,21 +2,23 @@ import type { QuestionType } from '../contract/index.ts';
 import type { DecisionErrors } from './decision-errors.ts';
 import { emptyDraft, freshKey, type QuestionDraft } from './question-draft.ts';
 import { QuestionEditor } from './question-editor.tsx';
+import { useFocusAfterRender } from './focus-after-render.ts';
 
 const NEW_KEYS: Record<QuestionType, string> = { noul: 'is_it', choice: 'which', score: 'how_much' };
 
 /** The questions of the decision, and buttons to add one of each type. */
 export function QuestionList({ drafts, errors, onChange }: { drafts: QuestionDraft[]; errors: DecisionErrors; onChange(next: QuestionDraft[]): void }) {
+  const focus = useFocusAfterRender();
   const add = (type: QuestionType) => {
     const draft = emptyDraft(type, freshKey(drafts, NEW_KEYS[type]));
+    focus(`q-${draft.id}-key`);
     onChange([...drafts, draft]);
-    requestAnimationFrame(() => document.getElementById(`q-${draft.id}-key`)?.focus());
   };
   const remove = (index: number) => {
     const next = drafts.filter((_, i) => i !== index);
-    onChange(next);
     const neighbour = next[index] ?? next[index - 1];
-    requestAnimationFrame(() => document.getElementById(neighbour ? `q-${neighbour.id}-key` : 'add-noul')?.focus());
+    focus(neighbour ? `q-${neighbour.id}-key` : 'add-noul');
+    onChange(next);
   };
   return (
     <div class="question-list">

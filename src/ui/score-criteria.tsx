@@ -1,3 +1,4 @@
+import { useFocusAfterRender } from './focus-after-render.ts';
 import { grade, type GradeRow, type QuestionDraft } from './question-draft.ts';
 
 interface Props {
@@ -8,8 +9,8 @@ interface Props {
 
 /** The grade labels of a score question, lowest first: a grade's position is its score. */
 export function ScoreCriteria({ draft, onChange, describedBy }: Props) {
-  // Focus moves once the page has drawn the change, so the keyboard stays where the person works.
-  const setFocus = (id: string | null) => requestAnimationFrame(() => id && document.getElementById(id)?.focus());
+  // Focus moves once the change is rendered, so the keyboard stays where the person works.
+  const setFocus = useFocusAfterRender();
   const rows = draft.grades;
   const move = (from: number, to: number, focusButton: 'up' | 'down') => {
     if (to < 0 || to >= rows.length) return;
