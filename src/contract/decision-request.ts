@@ -1,11 +1,19 @@
 /**
- * The decision request: `{ model, state, questions, calibrate? }`, validated and normalized.
+ * The decision request: `{ model, state, questions, calibrate?, calibration?, prediction_set?,
+ * include? }`, validated and normalized.
  *
  * - `model` must be the string "jev"; another string is `model_not_found` (404).
  * - `state`: see state.ts (a string, text content parts, or any JSON object or array).
  * - `questions`: 1..limits.maxQuestions entries keyed by the caller; see question.ts and
  *   keyed-record.ts (a `__proto__` key is refused; `constructor` is an ordinary key).
  * - `calibrate`: optional boolean (null or omitted: false); our extension: contextual calibration.
+ * - `calibration`: optional; our extension: a fitted calibration profile applied to the answers,
+ *   by id (a profile saved in the client) or inline (calibration-profile.ts).
+ * - `prediction_set`: optional `{ alpha, profile? }`; our extension: each answer also carries the
+ *   split-conformal set of answers that covers the truth with probability ≥ 1 − alpha. `profile`
+ *   defaults to `calibration`.
+ * - `include`: optional list of extra answer fields; our extension. `"answer_mass"`: the share of
+ *   the model's next-token probability that fell on the allowed answers.
  * - Unknown top-level fields are ignored, except that a body with `messages` and no
  *   `questions` is a chat completion request sent to the wrong endpoint, and is told so.
  */
@@ -15,6 +23,7 @@ import { JevError } from './errors.ts';
 import { errorMessages, validationMessage } from './messages.ts';
 import { keyedRecord } from './keyed-record.ts';
 import { limits } from './limits.ts';
+import { calibrationProfileSchema, profileIdSchema, type CalibrationProfile } from './calibration-profile.ts';
 import { questionSchema } from './question.ts';
 import type { Question } from './question.ts';
 import { stateSchema } from './state.ts';
@@ -26,7 +35,16 @@ export type DecisionRequest = {
   state: string;
   questions: Record<string, Question>;
   calibrate: boolean;
+  /** A profile id (resolved by the client that saved it) or the profile itself; null: none. */
+  calibration: ProfileRef | null;
+  prediction_set: { alpha: number; profile: ProfileRef | null } | null;
+  /** Extra answer fields asked for. */
+  include: Include[];
 };
+
+export type ProfileRef = string | CalibrationProfile;
+export const includeValues = ['answer_mass'] as const;
+export type Include = (typeof includeValues)[number];
 
 /** The only model id of the decision endpoint. */
 export const decisionModelId = 'jev';
@@ -45,6 +63,8 @@ export const questionsSchema = keyedRecord(questionSchema, {
   expected: 'an object mapping question keys to questions',
 });
 
+const profileRefSchema = z.union([profileIdSchema, calibrationProfileSchema]);
+
 export const decisionRequestSchema = z.object({
   model: decisionModelSchema,
   state: stateSchema,
@@ -53,6 +73,19 @@ export const decisionRequestSchema = z.object({
     .boolean()
     .nullish()
     .transform((v): boolean => v ?? false),
+  calibration: profileRefSchema.nullish().transform((v): ProfileRef | null => v ?? null),
+  prediction_set: z
+    .object({
+      alpha: z.number().gt(0).lt(1),
+      profile: profileRefSchema.nullish().transform((v): ProfileRef | null => v ?? null),
+    })
+    .nullish()
+    .transform((v) => v ?? null),
+  include: z
+    .array(z.enum(includeValues))
+    .max(includeValues.length * 4)
+    .nullish()
+    .transform((v): Include[] => [...new Set(v ?? [])]),
 });
 
 /** What a client may send (before normalization). */

@@ -8,8 +8,22 @@ import './zod-config.ts';
 import { z } from 'zod';
 import { responseCheckMessages } from './messages.ts';
 
-export type NoulAnswer = { type: 'noul'; noul: number };
-export type ChoiceAnswer = { type: 'choice'; choice: string; probabilities: Record<string, number>; confidence: number };
+/**
+ * Fields an answer carries only when the request asks (our extensions):
+ * - `answer_mass` (`include: ["answer_mass"]`): the share of the model's next-token probability
+ *   that fell on the allowed answers, before renormalising over them (0..1).
+ * - `prediction_set` (`prediction_set: { alpha }`): the answers (noul `true`/`false`, choice option
+ *   keys, score grade indices) whose set covers the expected answer with probability ≥ 1 − alpha.
+ */
+export type NoulAnswer = { type: 'noul'; noul: number; answer_mass?: number | undefined; prediction_set?: string[] | undefined };
+export type ChoiceAnswer = {
+  type: 'choice';
+  choice: string;
+  probabilities: Record<string, number>;
+  confidence: number;
+  answer_mass?: number | undefined;
+  prediction_set?: string[] | undefined;
+};
 export type ScoreAnswer = {
   type: 'score';
   score: number;
@@ -18,6 +32,8 @@ export type ScoreAnswer = {
   /** Grade index (as a string) → probability. */
   probabilities: Record<string, number>;
   confidence: number;
+  answer_mass?: number | undefined;
+  prediction_set?: string[] | undefined;
 };
 export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
 export type Usage = { input_tokens: number; output_tokens: number; cost: number };
@@ -33,7 +49,12 @@ export const probabilitiesSchema = z
     message: responseCheckMessages.probabilitiesSum(probabilitySumTolerance),
   });
 
-export const noulAnswerSchema = z.object({ type: z.literal('noul'), noul: unitIntervalSchema });
+const extras = {
+  answer_mass: unitIntervalSchema.optional(),
+  prediction_set: z.array(z.string()).min(1).optional(),
+};
+
+export const noulAnswerSchema = z.object({ type: z.literal('noul'), noul: unitIntervalSchema, ...extras });
 
 export const choiceAnswerSchema = z
   .object({
@@ -41,6 +62,7 @@ export const choiceAnswerSchema = z
     choice: z.string(),
     probabilities: probabilitiesSchema,
     confidence: unitIntervalSchema,
+    ...extras,
   })
   .refine((a) => Object.hasOwn(a.probabilities, a.choice), {
     message: responseCheckMessages.choiceNotAnOption(),
@@ -54,6 +76,7 @@ export const scoreAnswerSchema = z
     legend: z.record(z.string(), z.string()),
     probabilities: probabilitiesSchema,
     confidence: unitIntervalSchema,
+    ...extras,
   })
   .refine((a) => Object.keys(a.probabilities).every((k) => Object.hasOwn(a.legend, k)), {
     message: responseCheckMessages.probabilitiesNotLegend(),

@@ -15,6 +15,9 @@ describe('parseDecisionRequest: the whole body', () => {
       state: 'I want a refund now!',
       questions: { angry: { type: 'noul', instructions: 'Is the customer angry?', criteria: { true: 'angry', false: 'calm' } } },
       calibrate: false,
+      calibration: null,
+      prediction_set: null,
+      include: [],
     };
     expect(parseDecisionRequest(valid)).toEqual(expected);
   });
