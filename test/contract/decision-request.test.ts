@@ -32,7 +32,7 @@ describe('parseDecisionRequest: the whole body', () => {
 
   it('ignores unknown top-level fields', () => {
     const out = parseDecisionRequest({ ...valid, temperature: 3, user: 'x', stream: true });
-    expect(Object.keys(out).sort()).toEqual(['calibrate', 'model', 'questions', 'state']);
+    expect(Object.keys(out).sort()).toEqual(['calibrate', 'calibration', 'include', 'model', 'prediction_set', 'questions', 'state']);
   });
 
   it('refuses a body that is not an object, with param null', () => {
