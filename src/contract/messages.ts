@@ -143,3 +143,28 @@ export const responseCheckMessages = {
   scoreAboveTop: () => 'score must not exceed the highest grade index',
   totalTokens: () => 'total_tokens must equal prompt_tokens + completion_tokens',
 } as const;
+
+/**
+ * Messages of calibration profiles and prediction sets (our extensions: `calibration`,
+ * `prediction_set`; docs/decisions.md). `param` is where the profile was named or given.
+ */
+export const profileMessages = {
+  unresolvedId: (param: string, id: string) =>
+    `'${param}' names the calibration profile ${quoteValue(id)}, which this engine does not know: a profile id is resolved by the client that saved the profile (client.calibration.save). Call through that client, or send the profile itself inline.`,
+  unknownId: (param: string, id: string, saved: readonly string[]) =>
+    `'${param}' names the calibration profile ${quoteValue(id)}, which is not saved in this client; saved: ${saved.length === 0 ? 'none' : saved.map((s) => quoteValue(s)).join(', ')}. Save it first with client.calibration.save(profile), or send the profile itself inline.`,
+  modelMismatch: (param: string, id: string, profileModel: string, model: string) =>
+    `'${param}': the calibration profile ${quoteValue(id)} was fitted on the model version ${quoteValue(profileModel, 200)}, but this request is served by ${quoteValue(model, 200)}; a profile applies only to the model version it was fitted on.`,
+  calibrateMismatch: (param: string, id: string, profileCalibrate: boolean, calibrate: boolean) =>
+    `'${param}': the calibration profile ${quoteValue(id)} was fitted on answers with calibrate ${profileCalibrate}, but the request has calibrate ${calibrate}; send calibrate: ${profileCalibrate}, or use a profile fitted with calibrate ${calibrate}.`,
+  questionMissing: (param: string, id: string, key: string) =>
+    `'${param}': the calibration profile ${quoteValue(id)} has no entry for the question ${quoteValue(key)}: it holds only the questions it was fitted on, with the same type, instructions and criteria.`,
+  answersDiffer: (param: string, id: string, key: string, profileAnswers: readonly string[], answers: readonly string[]) =>
+    `'${param}': the calibration profile ${quoteValue(id)} was fitted for the question ${quoteValue(key)} with the answers ${profileAnswers.map((a) => quoteValue(a)).join(', ')}, but the question has the answers ${answers.map((a) => quoteValue(a)).join(', ')}.`,
+  fitNeedsTwoAnswers: (param: string, id: string, key: string, answers: number) =>
+    `'${param}': the calibration profile ${quoteValue(id)} fits the question ${quoteValue(key)} with Platt scaling, which takes two answers; the question has ${answers}.`,
+  noConformalScores: (param: string, id: string, key: string) =>
+    `'${param}': the calibration profile ${quoteValue(id)} has no conformal scores for the question ${quoteValue(key)}: prediction sets need a profile fitted with held-out labelled items of that question.`,
+  predictionSetNeedsProfile: (param: string) =>
+    `'${param}' is missing: prediction sets need a calibration profile with conformal scores; give 'prediction_set.profile' or 'calibration' (the id of a profile saved in the client, or the profile itself).`,
+} as const;

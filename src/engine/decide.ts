@@ -6,6 +6,7 @@ import {
   type DecisionResponse,
   type Question,
 } from '../contract/index.ts';
+import { calibrateAnswer, planCalibration } from './apply-calibration.ts';
 import { choiceConfidence, scoreConfidence } from './confidence.ts';
 import { CONTENT_FREE_STATE, promptFrame } from './decision-prompt.ts';
 import { LanguageModel } from './language-model.ts';
@@ -33,6 +34,9 @@ export interface DecideOptions {
 /** Answers every question of a decision request from one encoding of its state. */
 export async function decide(lm: LanguageModel, request: DecisionRequest, options: DecideOptions): Promise<DecisionResponse> {
   const keys = Object.keys(request.questions);
+  // The request's profiles are checked before any forward pass (apply-calibration.ts).
+  const profiles = planCalibration(request, modelVersion(lm));
+  const withMass = request.include.includes('answer_mass');
   const scored = await scoreState(lm, request.state, keys.map((k) => request.questions[k]!), options.signal, 'state');
   const priors = request.calibrate ? await labelPriors(lm, keys.map((k) => request.questions[k]!), options) : null;
 
@@ -40,7 +44,12 @@ export async function decide(lm: LanguageModel, request: DecisionRequest, option
   keys.forEach((key, qi) => {
     const { plan, score } = scored.questions[qi]!;
     const probabilities = priors ? calibrate(score.probabilities, priors[qi]!) : score.probabilities;
-    answers[key] = toAnswer(request.questions[key]!, plan.answers, probabilities, score.coverage);
+    const fitted = profiles ? calibrateAnswer(profiles[key]!, plan.answers, probabilities) : null;
+    const answer = toAnswer(request.questions[key]!, plan.answers, fitted?.probabilities ?? probabilities, score.coverage);
+    // Extension fields, only when asked: the response is otherwise exactly the specification's.
+    if (withMass) answer.answer_mass = score.coverage;
+    if (fitted?.set) answer.prediction_set = fitted.set;
+    answers[key] = answer;
   });
   return {
     id: `dec_${requestId()}`,

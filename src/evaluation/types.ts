@@ -35,6 +35,8 @@ export interface Observation {
   answerMass: number | null;
   /** Wall time of the item's request, in ms. */
   latencyMs: number;
+  /** The answer's prediction set as indices into `answers`, when the request asked for one. */
+  predictionSet?: number[] | null;
 }
 
 /** One bin of a reliability diagram (top-label: the most probable answer's probability). */
@@ -73,8 +75,13 @@ export interface QuestionMetrics {
   confusion: number[][];
   /** Mean answer_mass over the items that report it, or null. */
   mean_answer_mass: number | null;
-  /** Prediction sets, when a profile with conformal scores was applied: empirical coverage and mean size. */
-  prediction_sets: { alpha: number; coverage: number; mean_size: number } | null;
+  /**
+   * Prediction sets, when a profile with conformal scores was applied: empirical coverage and mean
+   * size. `cross_fold`: the sets were re-derived by 2-fold cross-conformal on these items (each
+   * half's threshold from the other half's scores), because the profile's own threshold was
+   * computed on these very items and its coverage here would be in-sample.
+   */
+  prediction_sets: { alpha: number; coverage: number; mean_size: number; cross_fold: boolean } | null;
 }
 
 /** An item a question got wrong: shown so a person can look at it. */
@@ -97,9 +104,23 @@ export interface EvaluationMode {
   calibrate: boolean;
   /** The id of the calibration profile applied, or null. */
   profile: string | null;
+  /** True for the pass that sent only the held-out items again with the profile just fitted. */
+  held_out: boolean;
+  /** The prediction sets' alpha sent with every request, or null. */
+  alpha: number | null;
   questions: QuestionMetrics[];
   wrong: WrongAnswer[];
+  /** Over the requests that succeeded; 0 when none did. Median; p90 by nearest rank. */
   latency_ms: { median: number; p90: number; mean: number };
+  /** Items whose request failed: recorded, and the run went on. */
+  errors: ItemError[];
+}
+
+/** An item whose request failed during a run. */
+export interface ItemError {
+  item: number;
+  line: number;
+  message: string;
 }
 
 export interface EvaluationReport {
@@ -111,7 +132,13 @@ export interface EvaluationReport {
   data: { name: string; items: number };
   modes: EvaluationMode[];
   /** When a profile was fitted: before and after on the held-out items, per question. */
-  fit: { profile: CalibrationProfile; holdout_items: number[]; fit_items: number[] } | null;
+  fit: {
+    profile: CalibrationProfile;
+    holdout_items: number[];
+    fit_items: number[];
+    /** What a person should know about the fit (a question left at the identity, a temperature at its bound, …). */
+    notes: string[];
+  } | null;
 }
 
 /** Progress of a run: done of total requests. */

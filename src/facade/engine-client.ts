@@ -2,6 +2,7 @@ import type { ChatCompletion, ChatCompletionChunk } from '../contract/index.ts';
 import type { CallHandle, DebugAction, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import { Admission, type AdmissionOptions } from './admission.ts';
 import { newCallId } from './call-id.ts';
+import { ProfileStore } from './profile-store.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
 import { createHttpHandler, type HttpOptions } from '../http/http-handler.ts';
 import { fetchFunction } from '../http/fetch-function.ts';
@@ -26,6 +27,7 @@ export function clientForEngine(
 ): JevClient {
   const { api } = binding;
   const admission = new Admission(limits);
+  const profiles = new ProfileStore();
   let current = initial;
   const load = (options: Partial<LoadOptions>, progress = onProgress) => {
     current = { ...current, ...options };
@@ -129,12 +131,19 @@ export function clientForEngine(
   }
 
   const surface: Pick<JevClient, 'decisions' | 'chat' | 'models'> = {
-    decisions: { create: (request, options) => call(options, (h) => api.decide(request, h)) },
+    // Every decision enters here (the methods, client.fetch, the service worker): profile ids resolve here.
+    decisions: {
+      create: async (request, options) => {
+        const body = profiles.resolve(request);
+        return call(options, (h) => api.decide(body, h));
+      },
+    },
     chat: { completions: { create: create as JevClient['chat']['completions']['create'] } },
     models: { list: () => api.models() },
   };
   return {
     ...surface,
+    calibration: profiles.view(),
     fetch: fetchFunction(createHttpHandler(surface, http)),
     ready,
     load: (options, progress) => load(options, progress),

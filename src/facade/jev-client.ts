@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
+import type { CalibrationProfile, ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
 import type { EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 
 /**
@@ -30,6 +30,22 @@ export interface EngineDebug {
   restarts(): number;
 }
 
+/**
+ * The client's calibration profiles (docs/decisions.md, "Extension fields"), kept in the page's
+ * memory. A decision request may name a saved profile by id (`calibration: "<id>"`,
+ * `prediction_set: { alpha, profile: "<id>" }`), through the client's methods, `client.fetch` and
+ * the service worker alike; the client sends the engine the profile itself.
+ */
+export interface CalibrationStore {
+  /** Validates and saves a profile, replacing one with the same id; throws JevError `invalid_request` naming the field. */
+  save(profile: unknown): CalibrationProfile;
+  get(id: string): CalibrationProfile | null;
+  /** The saved profiles, in the order they were first saved. */
+  list(): CalibrationProfile[];
+  /** Whether a profile with this id was saved (and is now deleted). */
+  delete(id: string): boolean;
+}
+
 export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
@@ -50,6 +66,8 @@ export interface JevClient {
     };
   };
   models: { list(): Promise<ModelList> };
+  /** Calibration profiles that decision requests may name by id. */
+  calibration: CalibrationStore;
   /**
    * A `fetch`-compatible function serving the HTTP paths of the specification in this page
    * (no service worker, no network): give it to clients that take a custom fetch.

@@ -2,6 +2,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { JevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
 import type { EngineStatus } from '../protocol/engine-api.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
+import { ProfileStore } from './profile-store.ts';
 
 export interface RemoteClientOptions {
   /** The server's `{base_url}`: decisions at `{baseURL}/inference/jev/api/alpha/decisions`, chat at `{baseURL}/v1/…`. */
@@ -17,6 +18,8 @@ export interface RemoteClientOptions {
  */
 export function createRemoteClient(options: RemoteClientOptions): JevClient {
   const base = options.baseURL.replace(/\/+$/, '');
+  // The server knows no profile ids of this page: decisions.create sends saved profiles inline.
+  const profiles = new ProfileStore();
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const withAuth = (headers: HeadersInit | undefined): Headers => {
     const h = new Headers(headers);
@@ -73,7 +76,8 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
 
   return {
     decisions: {
-      create: async (request, opts) => (await send('/inference/jev/api/alpha/decisions', request, opts)).json() as Promise<DecisionResponse>,
+      create: async (request, opts) =>
+        (await send('/inference/jev/api/alpha/decisions', profiles.resolve(request), opts)).json() as Promise<DecisionResponse>,
     },
     chat: {
       completions: {
@@ -85,6 +89,7 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
       },
     },
     models: { list: async () => (await send('/v1/models', undefined)).json() as Promise<ModelList> },
+    calibration: profiles.view(),
     fetch: remoteFetch,
     ready: status(),
     load: async () => {

@@ -1,12 +1,14 @@
 import type { Answer } from '../contract/index.ts';
+import { ConfidenceNote, confidenceFormula } from './confidence-note.tsx';
 import { formatPercent } from './format.ts';
+import { PredictionSet } from './prediction-set.tsx';
 import { ProbabilityBars, type Bar } from './probability-bars.tsx';
 import { TYPE_LABELS } from './question-editor.tsx';
 import { ScoreScale } from './score-scale.tsx';
 
-function Confidence({ value }: { value: number }) {
+function Confidence({ value, formula }: { value: number; formula: string }) {
   return (
-    <p class="confidence">
+    <p class="confidence" title={formula}>
       <span>Confidence</span>
       <meter min={0} max={1} low={0.34} high={0.67} optimum={1} value={value} aria-label="Confidence" />
       <span data-testid="confidence">{formatPercent(value)}</span>
@@ -56,8 +58,11 @@ function chosenOf(answer: Answer): string | null {
   return best ? best[0] : null;
 }
 
-/** One answer: the outcome in words, the probability of every option, and the confidence. */
-export function AnswerCard({ questionKey, answer }: { questionKey: string; answer: Answer }) {
+/**
+ * One answer: the outcome in words, the probability of every option, the confidence and what it
+ * measures, and the prediction set when the request asked for one (at miscoverage `alpha`).
+ */
+export function AnswerCard({ questionKey, answer, alpha = null }: { questionKey: string; answer: Answer; alpha?: number | null }) {
   return (
     <article class="answer-card" aria-label={`Answer ${questionKey}`} data-testid="answer" data-key={questionKey} data-type={answer.type}>
       <header>
@@ -69,7 +74,9 @@ export function AnswerCard({ questionKey, answer }: { questionKey: string; answe
       </header>
       {answer.type === 'score' && <ScoreScale score={answer.score} legend={answer.legend} />}
       <ProbabilityBars bars={barsOf(answer)} chosen={chosenOf(answer)} caption={`Probabilities for ${questionKey}`} />
-      {answer.type !== 'noul' && <Confidence value={answer.confidence} />}
+      {answer.type !== 'noul' && <Confidence value={answer.confidence} formula={confidenceFormula(answer.type)} />}
+      {answer.answer_mass !== undefined && <ConfidenceNote type={answer.type} answerMass={answer.answer_mass} />}
+      <PredictionSet answer={answer} alpha={alpha} />
     </article>
   );
 }

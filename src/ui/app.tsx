@@ -7,8 +7,10 @@ import type { DecisionDraft } from './decision-draft.ts';
 import { DecisionPanel } from './decision-panel.tsx';
 import { EngineBadge } from './engine-badge.tsx';
 import type { EngineState } from './engine-state.ts';
+import { EvalPanel } from './eval-panel.tsx';
 import type { LoadProgress } from './load-progress.ts';
 import { ModelPanel } from './model-panel.tsx';
+import type { ProfileStore } from './profile-store.ts';
 import { Tabs } from './tabs.tsx';
 import { UpdateBanner } from './update-banner.tsx';
 import { probeWebGpu, type WebGpuSupport } from './webgpu-probe.ts';
@@ -20,12 +22,14 @@ export interface AppProps {
   progress: LoadProgress;
   decision: DecisionDraft;
   chat: ChatStore;
+  /** Saved calibration profiles (the evaluation saves them; the decision form applies them). */
+  profiles: ProfileStore;
   /** Set when a new version of the page waits; calling it switches. */
   update: Signal<(() => void) | null>;
 }
 
 /** The playground: the model on one side; decisions and chat on the other. */
-export function App({ client, engine, progress, decision, chat, update }: AppProps) {
+export function App({ client, engine, progress, decision, chat, profiles, update }: AppProps) {
   const [webgpu, setWebgpu] = useState<WebGpuSupport | null>(null);
   useEffect(() => {
     probeWebGpu().then(setWebgpu, () => setWebgpu({ kind: 'no-adapter' }));
@@ -57,7 +61,16 @@ export function App({ client, engine, progress, decision, chat, update }: AppPro
           <Tabs
             label="Playground"
             tabs={[
-              { id: 'decisions', label: 'Decisions', content: <DecisionPanel client={client} draft={decision} /> },
+              {
+                id: 'decisions',
+                label: 'Decisions',
+                content: (
+                  <>
+                    <DecisionPanel client={client} draft={decision} profiles={profiles} />
+                    <EvalPanel client={client} draft={decision} profiles={profiles} />
+                  </>
+                ),
+              },
               { id: 'chat', label: 'Chat', content: <ChatPanel client={client} store={chat} /> },
             ]}
           />

@@ -8,6 +8,10 @@ export interface DecisionDraft {
   state: Signal<string>;
   questions: Signal<QuestionDraft[]>;
   calibrate: Signal<boolean>;
+  /** The saved calibration profile the request applies (`calibration: id`), or '' for none. */
+  profile: Signal<string>;
+  /** The prediction set's alpha as typed ('' for no prediction set). */
+  alpha: Signal<string>;
 }
 
 export function createDecisionDraft(): DecisionDraft {
@@ -16,5 +20,7 @@ export function createDecisionDraft(): DecisionDraft {
     state: storedSignal('decision.state', first.state, isString),
     questions: storedSignal('decision.questions', fromQuestions(first.questions), isDraftList),
     calibrate: storedSignal('decision.calibrate', false, isBoolean),
+    profile: storedSignal('decision.profile', '', isString),
+    alpha: storedSignal('decision.alpha', '', isString),
   };
 }

@@ -7,6 +7,10 @@ import type { DraftProblem, QuestionDraft } from './question-draft.ts';
 export interface DecisionErrors {
   state?: string | undefined;
   form?: string | undefined;
+  /** About the applied calibration profile (`calibration`). */
+  profile?: string | undefined;
+  /** About the prediction set (`prediction_set`, its alpha or its profile). */
+  alpha?: string | undefined;
   questions: Record<string, QuestionErrors>;
 }
 
@@ -23,6 +27,8 @@ export function placeError(info: ErrorInfo, drafts: readonly QuestionDraft[]): D
   const path = parseParam(info.param);
   const message = info.message;
   if (path[0] === 'state') return { state: message, questions: {} };
+  if (path[0] === 'calibration') return { profile: message, questions: {} };
+  if (path[0] === 'prediction_set') return { alpha: message, questions: {} };
   if (path[0] === 'questions' && typeof path[1] === 'string') {
     const key = path[1];
     const draft = drafts.find((d) => d.key.trim() === key);

@@ -8,6 +8,8 @@ import { errorInfo, isAbort } from './error-info.ts';
 import { FieldError } from './field-error.tsx';
 import { formatMs } from './format.ts';
 import { PresetBar } from './preset-bar.tsx';
+import { parseAlpha, ProfilePicker } from './profile-picker.tsx';
+import type { ProfileStore } from './profile-store.ts';
 import type { DecisionPreset } from './presets.ts';
 import { fromQuestions, toQuestions, type QuestionDraft } from './question-draft.ts';
 import { QuestionList } from './question-list.tsx';
@@ -16,6 +18,7 @@ import { decisionSnippets } from './snippets.ts';
 interface Props {
   client: JevClient;
   draft: DecisionDraft;
+  profiles: ProfileStore;
 }
 
 /** Scrolls the first shown error into view, once the page has drawn it. */
@@ -24,10 +27,13 @@ function revealFirstError() {
 }
 
 /** The decision builder: the state, the questions, and what the model answers. */
-export function DecisionPanel({ client, draft }: Props) {
+export function DecisionPanel({ client, draft, profiles }: Props) {
   const state = draft.state.value;
   const drafts = draft.questions.value;
   const calibrate = draft.calibrate.value;
+  // A stored choice of a profile deleted since counts as none.
+  const profile = profiles.profiles.value.some((p) => p.id === draft.profile.value) ? draft.profile.value : '';
+  const alpha = parseAlpha(draft.alpha.value);
   const [errors, setErrors] = useState<DecisionErrors>(noErrors);
   const [run, setRun] = useState<DecisionRun | null>(null);
   const [busy, setBusy] = useState(false);
@@ -35,9 +41,17 @@ export function DecisionPanel({ client, draft }: Props) {
   const [undo, setUndo] = useState<{ label: string; state: string; questions: QuestionDraft[] } | null>(null);
   const controller = useRef<AbortController | null>(null);
 
+  // What the snippets show: the request as a caller would write it.
   const request = (() => {
     const { questions } = toQuestions(drafts);
-    return { model: 'jev', state, questions, ...(calibrate ? { calibrate: true } : {}) };
+    return {
+      model: 'jev',
+      state,
+      questions,
+      ...(calibrate ? { calibrate: true } : {}),
+      ...(profile ? { calibration: profile } : {}),
+      ...(profile && 'alpha' in alpha && alpha.alpha !== null ? { prediction_set: { alpha: alpha.alpha } } : {}),
+    };
   })();
 
   const pickPreset = (p: DecisionPreset) => {
@@ -63,11 +77,16 @@ export function DecisionPanel({ client, draft }: Props) {
       revealFirstError();
       return;
     }
+    if (profile && 'error' in alpha) {
+      revealFirstError();
+      return;
+    }
     setErrors(noErrors);
     setBusy(true);
     const abort = new AbortController();
     controller.current = abort;
-    const sent = request;
+    // The playground also asks for the answer mass, to explain the confidence it shows.
+    const sent = { ...request, include: ['answer_mass' as const] };
     const started = performance.now();
     try {
       const response = await client.decisions.create(sent, { signal: abort.signal });
@@ -121,6 +140,15 @@ export function DecisionPanel({ client, draft }: Props) {
           <input type="checkbox" checked={calibrate} onChange={(e) => (draft.calibrate.value = e.currentTarget.checked)} />
           Calibrate: divide out the model's bias towards some answers (slower)
         </label>
+        <ProfilePicker
+          store={profiles}
+          profile={profile}
+          alpha={draft.alpha.value}
+          onProfile={(id) => (draft.profile.value = id)}
+          onAlpha={(a) => (draft.alpha.value = a)}
+          profileError={errors.profile}
+          alphaError={errors.alpha}
+        />
         {errors.form && (
           <p class="form-error" role="alert" data-testid="decision-error">
             {errors.form}

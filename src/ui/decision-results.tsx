@@ -4,7 +4,15 @@ import { formatMs } from './format.ts';
 import { JsonDetails } from './json-details.tsx';
 
 export interface DecisionRun {
-  request: { model: string; state: string; questions: Record<string, unknown>; calibrate?: boolean };
+  request: {
+    model: string;
+    state: string;
+    questions: Record<string, unknown>;
+    calibrate?: boolean;
+    calibration?: string;
+    prediction_set?: { alpha: number };
+    include?: string[];
+  };
   response: DecisionResponse;
   latencyMs: number;
 }
@@ -40,7 +48,7 @@ export function DecisionResults({ run }: { run: DecisionRun }) {
       </dl>
       <div class="answers">
         {keys.map((k) => (
-          <AnswerCard key={k} questionKey={k} answer={response.answers[k]!} />
+          <AnswerCard key={k} questionKey={k} answer={response.answers[k]!} alpha={request.prediction_set?.alpha ?? null} />
         ))}
       </div>
       <p class="muted small-text">

@@ -26,3 +26,20 @@ export function formatMs(ms: number): string {
 export function formatRate(perSecond: number): string {
   return Number.isFinite(perSecond) ? perSecond.toFixed(perSecond < 10 ? 1 : 0) : '–';
 }
+
+/**
+ * A share (0–1) as a percent that never rounds a small share to zero: one decimal from 0.1 %
+ * up, else two significant digits (0.00042 → "0.042%", 3e-9 → "3.0e-7%"). Used for the answer
+ * mass, which a weak model can put far below 0.1 %.
+ */
+export function formatShare(p: number): string {
+  if (!Number.isFinite(p)) return '–';
+  const percent = p * 100;
+  if (percent === 0 || percent >= 0.1) return `${percent.toFixed(1)}%`;
+  return `${percent >= 1e-4 ? Number(percent.toPrecision(2)).toString() : percent.toExponential(1)}%`;
+}
+
+/** The coverage a miscoverage alpha promises, as a percent: 0.1 → "90%", 0.05 → "95%", 0.125 → "87.5%". */
+export function formatCoverage(alpha: number): string {
+  return `${Number(((1 - alpha) * 100).toFixed(2)).toString()}%`;
+}

@@ -11,6 +11,7 @@ import { createDecisionDraft } from './decision-draft.ts';
 import { createEngineState } from './engine-state.ts';
 import { createLoadProgress } from './load-progress.ts';
 import { pageParams, withParams } from './page-params.ts';
+import { createProfileStore } from './profile-store.ts';
 
 declare global {
   interface Window {
@@ -23,6 +24,8 @@ const progress = createLoadProgress();
 const client = createClient({ ...params, onProgress: (e) => progress.push(e) });
 window.jev = client;
 const engine = createEngineState(client, params, progress, (target) => history.replaceState(history.state, '', withParams(location.href, target)));
+// Calibration profiles saved in this browser, restored into the client before any request names one.
+const profiles = createProfileStore(client);
 const update = signal<(() => void) | null>(null);
 // The HTTP surface on this origin (CONTRACT §3): the service worker relays to this page's engine.
 // It also precaches the app for offline use; a new version waits until the user applies it
@@ -36,6 +39,6 @@ void serveHttp(client, {
 }).catch((e) => console.warn('HTTP surface unavailable:', e));
 
 render(
-  <App client={client} engine={engine} progress={progress} decision={createDecisionDraft()} chat={createChatStore()} update={update} />,
+  <App client={client} engine={engine} progress={progress} decision={createDecisionDraft()} chat={createChatStore()} profiles={profiles} update={update} />,
   document.getElementById('app')!,
 );

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ChatCompletionChunk } from '../../src/contract/index.ts';
+import { parseDecisionRequest, questionFingerprint, type CalibrationProfile, type ChatCompletionChunk } from '../../src/contract/index.ts';
 import { createRemoteClient } from '../../src/facade/remote-client.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { localClient } from '../support/local-client.ts';
@@ -30,6 +30,38 @@ describe('a client pointed at a remote server that speaks the same HTTP specific
     for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
     expect('choices' in plain && plain.choices[0]!.message.content).toBe(text);
     expect((await remote.models.list()).data[0]!.id).toBe('jev');
+  });
+
+  it('sends a profile saved in the remote client inline: the server, which knows no such id, answers as with the profile itself', async () => {
+    const base = await server.decisions.create(DECISION);
+    const questions = parseDecisionRequest(DECISION).questions;
+    const profile: CalibrationProfile = {
+      object: 'calibration_profile',
+      id: 'remote-profile',
+      model: base.model,
+      calibrate: false,
+      created: '2026-11-23T00:00:00.000Z',
+      questions: {
+        [questionFingerprint(questions['refund']!)]: {
+          key: 'refund', type: 'noul', answers: ['true', 'false'], fit: { method: 'platt', a: 2, b: 0.5 },
+          conformal: { scores: [0.1, 0.2, 0.3] }, fit_items: 10, holdout: null,
+        },
+        [questionFingerprint(questions['team']!)]: {
+          key: 'team', type: 'choice', answers: ['billing', 'shipping'], fit: { method: 'temperature', temperature: 3 },
+          conformal: { scores: [0.1, 0.2, 0.3] }, fit_items: 10, holdout: null,
+        },
+      },
+    };
+    remote.calibration.save(profile);
+    expect(server.calibration.get(profile.id)).toBeNull();
+    const body = { ...DECISION, prediction_set: { alpha: 0.5 } };
+    const [a, b] = [await server.decisions.create({ ...body, calibration: profile }), await remote.decisions.create({ ...body, calibration: profile.id })];
+    expect(b.answers).toEqual(a.answers);
+    const refund = b.answers['refund']!;
+    if (refund.type !== 'noul' || base.answers['refund']!.type !== 'noul') throw new Error('noul expected');
+    expect(refund.noul).not.toBe(base.answers['refund']!.noul);
+    const unknown = await remote.decisions.create({ ...body, calibration: 'not-saved' }).catch((e) => e);
+    expect(unknown).toMatchObject({ status: 400, code: 'invalid_request', param: 'calibration' });
   });
 
   it('rejects like the local client: status, code and param from the error body', async () => {
