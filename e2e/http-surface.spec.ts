@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { CLIENT_BUNDLE } from './support/client-bundle.ts';
 import { MIRROR } from './support/env.ts';
+import { parseDecisionRequest, questionFingerprint } from '../src/contract/index.ts';
 
 const DECISION = {
   model: 'jev',
@@ -141,4 +142,62 @@ test.describe('the HTTP surface on the page origin', () => {
     // The decision itself reads a few dozen tokens; a generation left running would have read hundreds more.
     expect(out.fedMeanwhile).toBeLessThan(200);
   });
+});
+
+test('a saved calibration profile applies by id through the service worker, as inline through the facade', async ({ page }) => {
+  await open(page);
+  const plain = await page.evaluate((body) => (window as any).jev.decisions.create(body), DECISION);
+  const normalized = parseDecisionRequest(DECISION).questions;
+  const entry = (key: string, answers: string[], fit: object) => ({
+    key, type: normalized[key]!.type, answers, fit, conformal: { scores: [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8] }, fit_items: 10, holdout: null,
+  });
+  const profile = {
+    object: 'calibration_profile', id: 'http-profile', model: plain.model, calibrate: false, created: '2026-11-23T00:00:00Z',
+    questions: {
+      [questionFingerprint(normalized['refund']!)]: entry('refund', ['true', 'false'], { method: 'platt', a: 1.5, b: -0.25 }),
+      [questionFingerprint(normalized['team']!)]: entry('team', ['billing', 'support'], { method: 'temperature', temperature: 2 }),
+      [questionFingerprint(normalized['anger']!)]: entry('anger', ['0', '1', '2'], { method: 'temperature', temperature: 0.5 }),
+    },
+  };
+  const out = await page.evaluate(async ({ body, profile }) => {
+    const jev = (window as any).jev;
+    jev.calibration.save(profile);
+    const extras = { prediction_set: { alpha: 0.3 }, include: ['answer_mass'] };
+    const viaSw = await fetch('/inference/jev/api/alpha/decisions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...body, calibration: 'http-profile', ...extras }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const unknown = await fetch('/v1/systemone', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...body, calibration: 'no-such-profile' }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const inline = await jev.decisions.create({ ...body, calibration: profile, ...extras });
+    return { viaSw, unknown, inline };
+  }, { body: DECISION, profile });
+
+  expect(out.viaSw.status).toBe(200);
+  expect(out.viaSw.body.answers).toEqual(out.inline.answers);
+  expect(out.unknown.status).toBe(400);
+  expect(out.unknown.body.error).toMatchObject({ code: 'invalid_request', param: 'calibration' });
+  // Independently: Platt on noul, a temperature on the choice and the score.
+  const a = out.viaSw.body.answers;
+  const p = plain.answers.refund.noul;
+  const platt = 1 / (1 + Math.exp(-(1.5 * Math.log(p / (1 - p)) - 0.25)));
+  expect(Math.abs(a.refund.noul - platt)).toBeLessThan(1e-9);
+  const tempered = (probs: Record<string, number>, t: number) => {
+    const w = Object.fromEntries(Object.entries(probs).map(([k, v]) => [k, v ** (1 / t)]));
+    const total = Object.values(w).reduce((x, y) => x + y, 0);
+    return Object.fromEntries(Object.entries(w).map(([k, v]) => [k, v / total]));
+  };
+  for (const [key, t] of [['team', 2], ['anger', 0.5]] as const) {
+    const expected = tempered(plain.answers[key].probabilities, t);
+    for (const k of Object.keys(expected)) expect(Math.abs(a[key].probabilities[k] - expected[k]!), `${key}.${k}`).toBeLessThan(1e-9);
+    // alpha 0.3 over 9 scores: q̂ = the ⌈10 · 0.7⌉ = 7th smallest = 0.6; the set is every answer with 1 − p ≤ 0.6.
+    const set = Object.keys(expected).filter((k) => 1 - expected[k]! <= 0.6);
+    const best = Object.keys(expected).reduce((x, y) => (expected[y]! > expected[x]! ? y : x));
+    expect([...a[key].prediction_set].sort()).toEqual((set.length > 0 ? set : [best]).sort());
+    expect(a[key].answer_mass).toBeGreaterThan(0);
+  }
 });
