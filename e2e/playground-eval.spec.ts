@@ -82,7 +82,7 @@ test('an evaluation shows accuracy and Brier score equal to those recomputed fro
   test.setTimeout(300_000);
   await open(page);
   const request = await presetRequest(page);
-  expect(request.include, 'the playground asks for the answer mass').toEqual(['answer_mass']);
+  expect(request.include, 'the playground asks for the answer mass and the prompt').toEqual(['answer_mass', 'prompt']);
   const snippets = page.locator('#decide-panel').getByTestId('snippets');
   await snippets.getByText('Use it from code').click();
   await expect(snippets.getByTestId('snippet-code')).not.toContainText('include');

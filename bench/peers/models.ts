@@ -73,7 +73,34 @@ export const TINY_CHAT_PROMPT = '<|im_start|>user\nIs water wet?<|im_end|>\n<|im
 
 export const CHAT_PROMPT = '<|im_start|>system\nYou are a helpful AI assistant.<|im_end|>\n<|im_start|>user\nIs the sky blue? Answer yes or no.<|im_end|>\n<|im_start|>assistant\n';
 
+/** Llama 3's chat format (BOS comes from encode / llama.cpp's add_bos). */
+export const LLAMA3_CHAT_PROMPT =
+  '<|start_header_id|>system<|end_header_id|>\n\nYou are a helpful AI assistant.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n' +
+  'Is the sky blue? Answer yes or no.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n';
+
+/**
+ * Phi-3.5's chat format (no BOS: add_bos_token false). With 256 byte tokens in 32,064 ids, a byte
+ * (partial UTF-8 piece, which wllama cannot return as a logprob) can rank first; after this prompt
+ * none does for 24 steps, so log-probs are compared at every step (with a system turn, one did).
+ */
+export const PHI3_CHAT_PROMPT = '<|user|>\nIs fire cold? Answer yes or no.<|end|>\n<|assistant|>\n';
+
+/** The family models (scripts/models/families.ts) that have a GGUF (scripts/models/gguf-family.ts). */
+const familyPeer = (name: string, greedyPrompt: string): PeerModel => ({
+  name,
+  gguf: 'gguf/model-f32.gguf',
+  addSpecialTokens: true,
+  nCtx: 1024,
+  greedyPrompt,
+  strings: BYTE_LEVEL_STRINGS,
+  benchText: PROSE,
+});
+
 export const PEER_MODELS: Readonly<Record<string, PeerModel>> = {
+  'tiny-random-qwen2': familyPeer('tiny-random-qwen2', CHAT_PROMPT),
+  'tiny-random-qwen3': familyPeer('tiny-random-qwen3', CHAT_PROMPT),
+  'tiny-random-llama3': familyPeer('tiny-random-llama3', LLAMA3_CHAT_PROMPT),
+  'tiny-random-phi3': familyPeer('tiny-random-phi3', PHI3_CHAT_PROMPT),
   'tiny-random-llama': {
     name: 'tiny-random-llama',
     gguf: 'gguf/model-f32.gguf',

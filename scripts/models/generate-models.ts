@@ -4,8 +4,36 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FAMILY_SPECS, type FamilySpec } from './families.ts';
 import { MODEL_SPECS, type ModelSpec, findSpec } from './specs.ts';
+import { writeFamilyModel } from './write-family.ts';
 import { type WriteResult, writeModel } from './write-model.ts';
+
+type AnySpec = { kind: 'llama'; spec: ModelSpec } | { kind: 'family'; spec: FamilySpec };
+
+/** Group names accepted by `--only`: 'families' = every family model (families.ts). */
+export const MODEL_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  families: FAMILY_SPECS.map((s) => s.name),
+};
+
+/** Resolves a spec name, alias or group to specs; throws naming the known ones. */
+export function resolveSpecs(nameOrAlias: string): AnySpec[] {
+  const group = MODEL_GROUPS[nameOrAlias];
+  if (group) return group.flatMap(resolveSpecs);
+  const fam = FAMILY_SPECS.find((s) => s.name === nameOrAlias || s.alias === nameOrAlias);
+  if (fam) return [{ kind: 'family', spec: fam }];
+  try {
+    return [{ kind: 'llama', spec: findSpec(nameOrAlias) }];
+  } catch {
+    throw new Error(`unknown model spec "${nameOrAlias}"; known: ${knownSpecs()}`);
+  }
+}
+
+/** 'alias (name), ...' of every spec and group, for messages and --help. */
+export function knownSpecs(): string {
+  const all = [...MODEL_SPECS, ...FAMILY_SPECS].map((s) => `${s.alias} (${s.name})`);
+  return [...all, ...Object.entries(MODEL_GROUPS).map(([g, names]) => `${g} (${names.join(', ')})`)].join(', ');
+}
 
 /** `<repo>/models`, where `npm run models` writes (gitignored). */
 export const DEFAULT_MODELS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../models');
@@ -25,10 +53,17 @@ export interface GenerateOptions {
 export async function generateModels(opts: GenerateOptions = {}): Promise<WriteResult[]> {
   const outDir = resolve(opts.outDir ?? DEFAULT_MODELS_DIR);
   const only = opts.only === undefined ? undefined : typeof opts.only === 'string' ? [opts.only] : opts.only;
-  const specs: ModelSpec[] = only ? [...new Set(only.map(findSpec))] : [...MODEL_SPECS];
+  const picked: AnySpec[] = only
+    ? only.flatMap((o) => o.split(',')).filter((o) => o !== '').flatMap(resolveSpecs)
+    : [...MODEL_SPECS.map((spec) => ({ kind: 'llama' as const, spec })), ...FAMILY_SPECS.map((spec) => ({ kind: 'family' as const, spec }))];
+  const seen = new Set<string>();
   const results: WriteResult[] = [];
-  for (const spec of specs) {
-    const result = writeModel(spec, outDir, { force: opts.force ?? false, ...(opts.log ? { log: opts.log } : {}) });
+  for (const entry of picked) {
+    const spec = entry.spec;
+    if (seen.has(spec.name)) continue;
+    seen.add(spec.name);
+    const wopts = { force: opts.force ?? false, ...(opts.log ? { log: opts.log } : {}) };
+    const result = entry.kind === 'family' ? writeFamilyModel(entry.spec, outDir, wopts) : writeModel(entry.spec, outDir, wopts);
     opts.log?.(
       result.skipped
         ? `${spec.name}: up to date (${result.dir})`
@@ -41,7 +76,8 @@ export async function generateModels(opts: GenerateOptions = {}): Promise<WriteR
 
 /** `<outDir>/<name>` for a spec name or alias. */
 export function modelDir(nameOrAlias: string, outDir: string = DEFAULT_MODELS_DIR): string {
-  return join(outDir, findSpec(nameOrAlias).name);
+  const [first] = resolveSpecs(nameOrAlias);
+  return join(outDir, (first as AnySpec).spec.name);
 }
 
 /** Generates one model if it is missing or stale; returns its directory. */

@@ -10,6 +10,7 @@ import { ProtoWriter } from './protobuf.ts';
 /** TensorProto.DataType values used here. */
 export const DataType = {
   FLOAT: 1,
+  UINT8: 2,
   INT8: 3,
   INT64: 7,
   BOOL: 9,
@@ -28,6 +29,8 @@ export interface NodeSpec {
   readonly outputs: readonly string[];
   readonly name: string;
   readonly attrs: Readonly<Record<string, AttrValue>>;
+  /** Operator domain ('' = ai.onnx; 'com.microsoft' for contrib ops such as MatMulNBits). */
+  readonly domain?: string;
 }
 
 export interface InitializerSpec {
@@ -138,7 +141,7 @@ export class GraphBuilder {
   node(
     opType: string,
     inputs: readonly string[],
-    opts: { name: string; attrs?: Record<string, AttrValue>; outputs?: readonly string[]; count?: number },
+    opts: { name: string; attrs?: Record<string, AttrValue>; outputs?: readonly string[]; count?: number; domain?: string },
   ): string[] {
     for (const i of inputs) {
       if (i !== '' && !this.names.has(i)) throw new Error(`${opts.name}: unknown input ${i}`);
@@ -146,7 +149,7 @@ export class GraphBuilder {
     const outputs = opts.outputs
       ? opts.outputs.map((o) => this.claim(o))
       : Array.from({ length: opts.count ?? 1 }, (_, k) => this.claim(this.fresh(`${opts.name}/output_${k}`)));
-    this.nodes.push({ opType, inputs, outputs, name: opts.name, attrs: opts.attrs ?? {} });
+    this.nodes.push({ opType, inputs, outputs, name: opts.name, attrs: opts.attrs ?? {}, ...(opts.domain ? { domain: opts.domain } : {}) });
     return outputs;
   }
 
@@ -157,7 +160,15 @@ export class GraphBuilder {
   }
 
   /** Serializes to a ModelProto (initializer data referenced, not copied). */
-  toModelProto(meta: { irVersion: number; opset: number; producerName: string; producerVersion: string; docString?: string }): ProtoWriter {
+  toModelProto(meta: {
+    irVersion: number;
+    opset: number;
+    producerName: string;
+    producerVersion: string;
+    docString?: string;
+    /** Further operator sets, e.g. [{ domain: 'com.microsoft', version: 1 }]. */
+    extraOpsets?: readonly { domain: string; version: number }[];
+  }): ProtoWriter {
     const graph = new ProtoWriter();
     for (const n of this.nodes) graph.message(1, encodeNode(n));
     graph.string(2, this.graphName);
@@ -172,6 +183,7 @@ export class GraphBuilder {
     if (meta.docString) model.string(6, meta.docString);
     model.message(7, graph);
     model.message(8, new ProtoWriter().string(1, '').int(2, meta.opset));
+    for (const o of meta.extraOpsets ?? []) model.message(8, new ProtoWriter().string(1, o.domain).int(2, o.version));
     return model;
   }
 }
@@ -182,6 +194,7 @@ function encodeNode(n: NodeSpec): ProtoWriter {
   for (const o of n.outputs) w.string(2, o);
   w.string(3, n.name);
   w.string(4, n.opType);
+  if (n.domain) w.string(7, n.domain);
   for (const [name, value] of Object.entries(n.attrs)) w.message(5, encodeAttr(name, value));
   return w;
 }

@@ -120,7 +120,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** sha256 of the spec's canonical JSON. */
-export function specHash(spec: ModelSpec): string {
+export function specHash(spec: { readonly name: string }): string {
   return createHash('sha256').update(canonicalJson(spec)).digest('hex');
 }
 

@@ -2,8 +2,9 @@
  * The chat completion request, OpenAI's shape, validated and normalized. Every optional field
  * may also be null, which means its default. Fields read (`chatRequestFields`): model,
  * messages, temperature, top_p, max_tokens, max_completion_tokens (an alias of max_tokens),
- * stream, stream_options.include_usage, stop, seed, n, logprobs, top_logprobs, and our
- * extension `truncation`. Any other field (frequency_penalty, presence_penalty, logit_bias,
+ * stream, stream_options.include_usage, stop, seed, n, logprobs, top_logprobs,
+ * reasoning_effort (OpenAI's field, mapped to a thinking model's switch: see `ReasoningEffort`),
+ * and our extension `truncation`. Any other field (frequency_penalty, presence_penalty, logit_bias,
  * user, response_format, tools, tool_choice, …) is ignored. A body with `questions` or `state`
  * and no `messages` is a decision request sent to the wrong endpoint, and is told so.
  */
@@ -22,6 +23,21 @@ import { addIssue, isPlainObject, lengthBetween, parseWith } from './validation.
  * fits. OpenAI's Responses API names these `disabled` and `auto`; both names are accepted.
  */
 export type Truncation = 'error' | 'drop_oldest';
+
+/**
+ * OpenAI's `reasoning_effort`. A model whose template has a thinking switch (Qwen3's
+ * `enable_thinking`) thinks for "low", "medium" and "high" and does not for "none" and
+ * "minimal"; there are no degrees between. Omitted (null): the template's default (Qwen3:
+ * thinking on). A model without the switch ignores it.
+ */
+export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high'] as const;
+export type ReasoningEffort = (typeof reasoningEfforts)[number];
+
+/** What `reasoning_effort` turns the template's `enable_thinking` to (undefined: the template's default). */
+export function enableThinkingFor(effort: ReasoningEffort | null): boolean | undefined {
+  if (effort === null) return undefined;
+  return effort !== 'none' && effort !== 'minimal';
+}
 
 export type ChatRequest = {
   model: string;
@@ -44,11 +60,14 @@ export type ChatRequest = {
   /** stream_options.include_usage: a last chunk carries usage. */
   include_usage: boolean;
   truncation: Truncation;
+  /** Null: the template's default. */
+  reasoning_effort: ReasoningEffort | null;
 };
 
 export const chatRequestFields = [
   'model', 'messages', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stream',
   'stream_options', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'truncation',
+  'reasoning_effort',
 ] as const;
 
 export const chatMessagesSchema = z
@@ -108,6 +127,7 @@ export const chatRequestSchema = z
     logprobs: z.boolean().nullish(),
     top_logprobs: z.int().min(0).max(limits.maxTopLogprobs).nullish(),
     truncation: z.enum(['error', 'drop_oldest', 'disabled', 'auto']).nullish(),
+    reasoning_effort: z.enum(reasoningEfforts).nullish(),
   })
   .superRefine((r, ctx) => {
     if ((r.top_logprobs ?? 0) > 0 && r.logprobs !== true) {
@@ -132,6 +152,7 @@ export const chatRequestSchema = z
       top_logprobs: r.top_logprobs ?? 0,
       include_usage: r.stream_options?.include_usage ?? false,
       truncation: r.truncation === 'drop_oldest' || r.truncation === 'auto' ? 'drop_oldest' : 'error',
+      reasoning_effort: r.reasoning_effort ?? null,
     }),
   );
 

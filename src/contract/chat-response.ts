@@ -31,14 +31,20 @@ export type ChatCompletion = {
   model: string;
   choices: Array<{
     index: 0;
-    message: { role: 'assistant'; content: string };
+    /**
+     * `reasoning_content` (vLLM's and DeepSeek's field): a thinking model's reasoning, the text
+     * of its `<think>` block, apart from the answer in `content`. Present only for a model whose
+     * template thinks (Qwen3); "" when it did not think.
+     */
+    message: { role: 'assistant'; content: string; reasoning_content?: string };
     finish_reason: FinishReason | null;
     logprobs: ChoiceLogprobs | null;
   }>;
   usage: ChatUsage;
 };
 
-export type ChatCompletionDelta = { role?: 'assistant'; content?: string };
+/** A piece of the reply: of the answer (`content`) or of the reasoning (`reasoning_content`). */
+export type ChatCompletionDelta = { role?: 'assistant'; content?: string; reasoning_content?: string };
 
 export type ChatCompletionChunk = {
   id: string;
@@ -95,7 +101,7 @@ export const chatCompletionSchema = z.object({
     .array(
       z.object({
         index: z.literal(0),
-        message: z.object({ role: z.literal('assistant'), content: z.string() }),
+        message: z.object({ role: z.literal('assistant'), content: z.string(), reasoning_content: z.string().optional() }),
         finish_reason: finishReasonSchema.nullable(),
         logprobs: choiceLogprobsSchema.nullable(),
       }),
@@ -107,6 +113,7 @@ export const chatCompletionSchema = z.object({
 export const chatCompletionDeltaSchema = z.object({
   role: z.literal('assistant').optional(),
   content: z.string().optional(),
+  reasoning_content: z.string().optional(),
 });
 
 export const chatCompletionChunkSchema = z.object({

@@ -13,7 +13,8 @@
  *   split-conformal set of answers that covers the truth with probability ≥ 1 − alpha. `profile`
  *   defaults to `calibration`.
  * - `include`: optional list of extra answer fields; our extension. `"answer_mass"`: the share of
- *   the model's next-token probability that fell on the allowed answers.
+ *   the model's next-token probability that fell on the allowed answers. `"prompt"`: the prompt
+ *   text the model read for the question and the token ids of each answer's label.
  * - Unknown top-level fields are ignored, except that a body with `messages` and no
  *   `questions` is a chat completion request sent to the wrong endpoint, and is told so.
  */
@@ -43,7 +44,7 @@ export type DecisionRequest = {
 };
 
 export type ProfileRef = string | CalibrationProfile;
-export const includeValues = ['answer_mass'] as const;
+export const includeValues = ['answer_mass', 'prompt'] as const;
 export type Include = (typeof includeValues)[number];
 
 /** The only model id of the decision endpoint. */

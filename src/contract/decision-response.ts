@@ -14,8 +14,23 @@ import { responseCheckMessages } from './messages.ts';
  *   that fell on the allowed answers, before renormalising over them (0..1).
  * - `prediction_set` (`prediction_set: { alpha }`): the answers (noul `true`/`false`, choice option
  *   keys, score grade indices) whose set covers the expected answer with probability ≥ 1 − alpha.
+ * - `prompt` (`include: ["prompt"]`): what the model read for the question (AnswerPrompt).
  */
-export type NoulAnswer = { type: 'noul'; noul: number; answer_mass?: number | undefined; prediction_set?: string[] | undefined };
+/**
+ * The prompt of one question: `text` is decoded from the token ids fed before the answer (the
+ * state's and the question's, special tokens written out), so that tokenizing it again gives
+ * those ids; `label_token_ids` maps each answer (noul `true`/`false`, choice option key, score
+ * grade index) to the token-id paths scored for it after the prompt, one per way of writing it
+ * (noul: `true` and `True`, `false` and `False`).
+ */
+export type AnswerPrompt = { text: string; label_token_ids: Record<string, number[][]> };
+export type NoulAnswer = {
+  type: 'noul';
+  noul: number;
+  answer_mass?: number | undefined;
+  prediction_set?: string[] | undefined;
+  prompt?: AnswerPrompt | undefined;
+};
 export type ChoiceAnswer = {
   type: 'choice';
   choice: string;
@@ -23,6 +38,7 @@ export type ChoiceAnswer = {
   confidence: number;
   answer_mass?: number | undefined;
   prediction_set?: string[] | undefined;
+  prompt?: AnswerPrompt | undefined;
 };
 export type ScoreAnswer = {
   type: 'score';
@@ -34,6 +50,7 @@ export type ScoreAnswer = {
   confidence: number;
   answer_mass?: number | undefined;
   prediction_set?: string[] | undefined;
+  prompt?: AnswerPrompt | undefined;
 };
 export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
 export type Usage = { input_tokens: number; output_tokens: number; cost: number };
@@ -49,9 +66,15 @@ export const probabilitiesSchema = z
     message: responseCheckMessages.probabilitiesSum(probabilitySumTolerance),
   });
 
+export const answerPromptSchema = z.object({
+  text: z.string().min(1),
+  label_token_ids: z.record(z.string(), z.array(z.array(z.int().min(0)).min(1)).min(1)),
+});
+
 const extras = {
   answer_mass: unitIntervalSchema.optional(),
   prediction_set: z.array(z.string()).min(1).optional(),
+  prompt: answerPromptSchema.optional(),
 };
 
 export const noulAnswerSchema = z.object({ type: z.literal('noul'), noul: unitIntervalSchema, ...extras });

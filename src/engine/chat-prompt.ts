@@ -1,21 +1,25 @@
 import { JevError, type ChatMessage } from '../contract/index.ts';
 import { tokensFarBeyond } from './context-bound.ts';
+import { chatTemplateOf, renderChatTemplate, type RenderOptions } from './chat-template.ts';
 import type { LanguageModel } from './language-model.ts';
 
 /**
  * The tokens of a conversation, ready for the assistant's turn: the model's own chat template
- * where it has one; otherwise a plain transcript (documented in docs/chat.md):
+ * where it has one (rendered by chat-template.ts: a template without a system role gets the
+ * system text folded into the first user turn; `enableThinking` switches Qwen3's thinking);
+ * otherwise a plain transcript (documented in docs/chat.md):
  *
  *     {system}\n\nUser: {text}\nAssistant: {text}\n…User: {text}\nAssistant:
  */
-export function chatPromptIds(lm: LanguageModel, messages: readonly ChatMessage[]): number[] {
-  const template = (lm.tokenizer as unknown as { chat_template?: unknown }).chat_template;
-  if (typeof template === 'string' && template.length > 0) {
-    const text = lm.tokenizer.apply_chat_template(messages.map((m) => ({ role: m.role, content: m.content })), {
-      tokenize: false,
-      add_generation_prompt: true,
-    }) as string;
-    return lm.encode(text, false);
+export function chatPromptIds(lm: LanguageModel, messages: readonly ChatMessage[], options: RenderOptions = {}): number[] {
+  return chatPrompt(lm, messages, options).ids;
+}
+
+/** The prompt's text and its tokens (the text tells whether the template left a think block open). */
+export function chatPrompt(lm: LanguageModel, messages: readonly ChatMessage[], options: RenderOptions = {}): { text: string; ids: number[] } {
+  if (chatTemplateOf(lm.tokenizer) !== null) {
+    const text = renderChatTemplate(lm.tokenizer, messages, options);
+    return { text, ids: lm.encode(text, false) };
   }
   const parts: string[] = [];
   for (const m of messages) {
@@ -23,7 +27,8 @@ export function chatPromptIds(lm: LanguageModel, messages: readonly ChatMessage[
     else parts.push(`${m.role === 'user' ? 'User' : 'Assistant'}: ${m.content}\n`);
   }
   parts.push('Assistant:');
-  return lm.encode(parts.join(''), true);
+  const text = parts.join('');
+  return { text, ids: lm.encode(text, true) };
 }
 
 /**
@@ -39,7 +44,8 @@ export function fitConversation(
   messages: readonly ChatMessage[],
   reserve: number,
   truncation: 'error' | 'drop_oldest',
-): { ids: number[]; messages: ChatMessage[]; dropped: number } {
+  options: RenderOptions = {},
+): { ids: number[]; text: string; messages: ChatMessage[]; dropped: number } {
   const isTurn = (m: ChatMessage) => m.role !== 'system';
   const lastTurn = messages.findLastIndex(isTurn);
   let from = 0; // turns before this index are dropped
@@ -71,15 +77,18 @@ export function fitConversation(
     );
 
   const all = keep(turns.length);
-  const allIds = chatPromptIds(lm, all);
-  if (fits(allIds)) return { ids: allIds, messages: all, dropped: droppedBefore };
+  const allPrompt = chatPrompt(lm, all, options);
+  const allIds = allPrompt.ids;
+  if (fits(allIds)) return { ids: allIds, text: allPrompt.text, messages: all, dropped: droppedBefore };
   if (truncation === 'error' || turns.length <= 1) throw refuse(allIds);
   // The most turns that fit: `good` fits (or is 0), `bad` does not.
   let good = 0;
   let bad = turns.length;
   let goodIds: number[] = [];
+  let goodText = '';
   const attempt = (n: number): boolean => {
-    const ids = chatPromptIds(lm, keep(n));
+    const prompt = chatPrompt(lm, keep(n), options);
+    const ids = prompt.ids;
     if (!fits(ids)) {
       bad = n;
       if (n === 1) throw refuse(ids);
@@ -87,9 +96,10 @@ export function fitConversation(
     }
     good = n;
     goodIds = ids;
+    goodText = prompt.text;
     return true;
   };
   for (let n = 1; n < bad && attempt(n); n *= 2);
   while (bad - good > 1) attempt(Math.floor((good + bad) / 2));
-  return { ids: goodIds, messages: keep(good), dropped: droppedBefore + turns.length - good };
+  return { ids: goodIds, text: goodText, messages: keep(good), dropped: droppedBefore + turns.length - good };
 }

@@ -1,6 +1,8 @@
 import { customAlphabet } from 'nanoid';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../contract/index.ts';
+import { enableThinkingFor, type ChatCompletion, type ChatCompletionChunk, type ChatRequest } from '../contract/index.ts';
 import { fitConversation } from './chat-prompt.ts';
+import { promptOpensThink, ReasoningSplitter, templateThinks } from './chat-reasoning.ts';
+import { chatTemplateOf } from './chat-template.ts';
 import type { ConversationCache } from './conversation-cache.ts';
 import { LanguageModel } from './language-model.ts';
 import { modelVersion } from './model-version.ts';
@@ -22,11 +24,15 @@ export interface CompleteOptions {
  * cache of the previous turn is reused when this request extends it, each step reads one
  * token's logits, and the signal is checked between tokens. Each chunk is awaited: across a
  * worker boundary that keeps chunks ahead of the final result, and gives backpressure.
+ * Generation stops on any of the model's stop tokens (`stopTokenIds`). With a template that
+ * thinks (Qwen3), the `<think>` block is returned apart as `reasoning_content`.
  */
 export async function complete(lm: LanguageModel, request: ChatRequest, options: CompleteOptions): Promise<ChatCompletion> {
   const { signal, onChunk, conversation } = options;
   const reserve = request.max_tokens ?? 1;
-  const { ids: prompt } = fitConversation(lm, request.messages, reserve, request.truncation);
+  const enableThinking = enableThinkingFor(request.reasoning_effort);
+  const { ids: prompt, text: promptText } = fitConversation(lm, request.messages, reserve, request.truncation, { enableThinking });
+  const splitter = templateThinks(chatTemplateOf(lm.tokenizer)) ? new ReasoningSplitter(promptOpensThink(promptText)) : null;
   const maxNew = Math.min(request.max_tokens ?? Infinity, lm.contextLength - prompt.length);
   const id = `chatcmpl-${completionId()}`;
   const created = Math.floor(Date.now() / 1000);
@@ -41,12 +47,26 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
   });
 
   signal?.throwIfAborted();
-  const eos = eosTokens(lm);
+  const eos = stopTokenIds(lm);
   const random = seededRandom(request.seed ?? randomSeed());
   const stream = new TextStream((ids) => lm.tokenizer.decode(ids, { skip_special_tokens: true }), request.stop);
   const generated: number[] = [];
   const logprobs: TokenLogprob[] = [];
   let finish: 'stop' | 'length' = 'length';
+  /** A text piece as a delta: answer and reasoning apart where the model thinks; null when empty. */
+  const pieceDelta = (piece: string, end = false): ChatCompletionChunk['choices'][number]['delta'] | null => {
+    if (!splitter) return piece ? { content: piece } : null;
+    const split = splitter.push(piece);
+    if (end) {
+      const last = splitter.flush();
+      split.reasoning += last.reasoning;
+      split.content += last.content;
+    }
+    const delta: ChatCompletionChunk['choices'][number]['delta'] = {};
+    if (split.reasoning) delta.reasoning_content = split.reasoning;
+    if (split.content) delta.content = split.content;
+    return split.reasoning || split.content ? delta : null;
+  };
 
   const start = conversation.take(lm, prompt);
   const fed = prompt.slice(0, start.reused);
@@ -74,8 +94,8 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
       generated.push(token);
       const entry = request.logprobs && logp ? tokenLogprob(lm, token, logp, request.top_logprobs) : null;
       if (entry) logprobs.push(entry);
-      const delta = stream.update(generated);
-      if (delta || entry) await onChunk?.(chunk({ content: delta }, null, entry ? [entry] : null));
+      const delta = pieceDelta(stream.update(generated));
+      if (delta || entry) await onChunk?.(chunk(delta ?? { content: '' }, null, entry ? [entry] : null));
       if (stream.stopped) {
         finish = 'stop';
         break;
@@ -90,8 +110,8 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
     // Whatever happened, the cache holds exactly `fed`: the next turn can build on it.
     conversation.keep(fed, cache);
   }
-  const rest = stream.flush();
-  if (rest) await onChunk?.(chunk({ content: rest }, null));
+  const rest = pieceDelta(stream.flush(), true);
+  if (rest) await onChunk?.(chunk(rest, null));
   await onChunk?.(chunk({}, finish));
   const usage = {
     prompt_tokens: prompt.length,
@@ -108,7 +128,7 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: stream.text },
+        message: splitter ? { role: 'assistant', content: splitter.content, reasoning_content: splitter.reasoning } : { role: 'assistant', content: stream.text },
         finish_reason: finish,
         logprobs: request.logprobs ? { content: logprobs } : null,
       },
@@ -117,7 +137,11 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
   };
 }
 
-function eosTokens(lm: LanguageModel): Set<number> {
+/**
+ * Every token that ends the reply: generation_config.json's `eos_token_id` (a list for Llama 3,
+ * Qwen and Phi-3.5), config.json's, and the tokenizer's end-of-sequence token.
+ */
+export function stopTokenIds(lm: LanguageModel): Set<number> {
   const ids = new Set<number>();
   const add = (x: unknown) => {
     if (typeof x === 'number') ids.add(x);

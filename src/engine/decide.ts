@@ -11,7 +11,8 @@ import { choiceConfidence, scoreConfidence } from './confidence.ts';
 import { CONTENT_FREE_STATE, promptFrame } from './decision-prompt.ts';
 import { LanguageModel } from './language-model.ts';
 import { PriorCache } from './prior-cache.ts';
-import { planQuestion, questionSpan, type QuestionPlan } from './question-plan.ts';
+import { planQuestion, questionSpan, rebasePlan, type QuestionPlan } from './question-plan.ts';
+import { promptOf } from './decision-prompt-view.ts';
 import { modelVersion } from './model-version.ts';
 
 const requestId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 24);
@@ -37,6 +38,7 @@ export async function decide(lm: LanguageModel, request: DecisionRequest, option
   // The request's profiles are checked before any forward pass (apply-calibration.ts).
   const profiles = planCalibration(request, modelVersion(lm));
   const withMass = request.include.includes('answer_mass');
+  const withPrompt = request.include.includes('prompt');
   const scored = await scoreState(lm, request.state, keys.map((k) => request.questions[k]!), options.signal, 'state');
   const priors = request.calibrate ? await labelPriors(lm, keys.map((k) => request.questions[k]!), options) : null;
 
@@ -48,6 +50,7 @@ export async function decide(lm: LanguageModel, request: DecisionRequest, option
     const answer = toAnswer(request.questions[key]!, plan.answers, fitted?.probabilities ?? probabilities, score.coverage);
     // Extension fields, only when asked: the response is otherwise exactly the specification's.
     if (withMass) answer.answer_mass = score.coverage;
+    if (withPrompt) answer.prompt = promptOf(lm, plan);
     if (fitted?.set) answer.prediction_set = fitted.set;
     answers[key] = answer;
   });
@@ -77,8 +80,14 @@ export async function scoreState(
   param: string,
 ): Promise<{ stateTokens: number; questions: { plan: QuestionPlan; score: QuestionScore }[] }> {
   const frame = promptFrame(lm, state);
-  const prefixIds = lm.encode(frame.prefix, frame.addSpecialTokens);
-  const plans = questions.map((q) => planQuestion(lm, frame, q));
+  const ownIds = lm.encode(frame.prefix, frame.addSpecialTokens);
+  const planned = questions.map((q) => planQuestion(lm, frame, q, ownIds));
+  // The cached state is the part of the state's tokens every question continues unchanged (all
+  // of them, unless a question's first token merges into the state's last: question-plan.ts).
+  const shared = Math.min(...planned.map((p) => p.stateIds.length));
+  if (shared === 0) throw new Error('decide: no state token is shared by the questions');
+  const prefixIds = ownIds.slice(0, shared);
+  const plans = planned.map((p) => rebasePlan(p, shared));
   const longest = Math.max(...plans.map(questionSpan));
   if (prefixIds.length + longest > lm.contextLength) {
     throw new JevError(

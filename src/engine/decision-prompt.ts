@@ -1,4 +1,5 @@
 import type { Question } from '../contract/index.ts';
+import { chatTemplateOf, renderChatTemplate } from './chat-template.ts';
 import type { LanguageModel } from './language-model.ts';
 
 /**
@@ -25,6 +26,9 @@ export interface LabelSurface {
 export const SYSTEM_PROMPT =
   'You are a careful judge. Read the state, then answer the question about it with exactly one of the allowed answers and nothing else.';
 
+/** The date a decision prompt shows where the template writes one (Llama 3.x's default date). */
+export const DECISION_DATE = '26 Jul 2024';
+
 /** Content-free state used to measure a question's label prior (contextual calibration). */
 export const CONTENT_FREE_STATE = 'N/A';
 
@@ -33,15 +37,19 @@ const SENTINEL = '\u0000jev-question\u0000';
 
 export function promptFrame(lm: LanguageModel, state: string): PromptFrame {
   const statePart = `State:\n${state}\n\n`;
-  const template = (lm.tokenizer as unknown as { chat_template?: unknown }).chat_template;
-  if (typeof template === 'string' && template.length > 0) {
-    const rendered = lm.tokenizer.apply_chat_template(
+  if (chatTemplateOf(lm.tokenizer) !== null) {
+    const rendered = renderChatTemplate(
+      lm.tokenizer,
       [
         { role: 'system', content: SYSTEM_PROMPT },
         { role: 'user', content: SENTINEL },
       ],
-      { tokenize: false, add_generation_prompt: true },
-    ) as string;
+      // Thinking models (Qwen3) answer at once: `enable_thinking: false` makes the template write
+      // an empty think block before the answer. A fixed date keeps a decision's prompt, and so its
+      // probabilities, the same from one day to the next (Llama 3.x writes the date). A template
+      // without a system role gets the system text folded into the user turn (chat-template.ts).
+      { enableThinking: false, dateString: DECISION_DATE },
+    );
     const at = rendered.indexOf(SENTINEL);
     if (at >= 0 && rendered.indexOf(SENTINEL, at + 1) < 0) {
       return {

@@ -7,11 +7,23 @@ import { planLabelScoring, type LabelScoringPlan } from './label-scoring.ts';
  * The token-level plan of one question: the tokens fed after the state, and each answer
  * label's token path after them.
  *
- * Labels are tokenized in context (question text + label encoded together), so each label is
- * scored as the tokens the model would really write. The prompt is the longest token prefix that
- * all labels share, so answer paths start where they diverge (every path keeps at least one token).
+ * The token ids are those of the whole prompt text tokenized at once (state prefix, question
+ * block, tail, label), so each label is scored as the tokens the model would really read and
+ * write, whatever the tokenizer does at the seams: byte-level BPE merging a label with the text
+ * before it, or a SentencePiece normalizer that puts a `▁` at the start of every piece of text it
+ * is given (Phi-3), which encoding the question block on its own would wrongly add.
+ *
+ * Encoding the state with every label would cost the state's length once per label, so the
+ * question is encoded after a short seam (`\n\n`, the end of every state prefix) and the seam's
+ * tokens removed; one encoding of the whole text per question checks that this equals the joint
+ * tokenization. Where it does not, every label is encoded with the whole text (exact, slower).
+ *
+ * The prompt is the longest token prefix that all labels share, so answer paths start where they
+ * diverge (every path keeps at least one token).
  */
 export interface QuestionPlan {
+  /** The state tokens this plan continues: the state prefix's own ids, or fewer where the question's first token merges into them. */
+  stateIds: number[];
   promptIds: number[];
   labels: LabelSurface[];
   paths: number[][];
@@ -20,28 +32,79 @@ export interface QuestionPlan {
   scoring: LabelScoringPlan;
 }
 
-export function planQuestion(lm: LanguageModel, frame: PromptFrame, question: Question): QuestionPlan {
+const SEAM = '\n\n';
+
+export function planQuestion(
+  lm: LanguageModel,
+  frame: PromptFrame,
+  question: Question,
+  prefixIds: readonly number[] = lm.encode(frame.prefix, frame.addSpecialTokens),
+): QuestionPlan {
   const block = questionBlock(question);
   const before = block.text + frame.tail + frame.lead;
-  const full = block.labels.map((l) => lm.encode(before + l.surface, false));
-  let common = Math.min(...full.map((ids) => ids.length)) - 1;
+  const joint0 = lm.encode(frame.prefix + before + block.labels[0]!.surface, frame.addSpecialTokens);
+  let stateIds = [...prefixIds];
+  let rests = seamEncodings(lm, frame, before, block.labels);
+  if (!rests || !equalIds(joint0, [...prefixIds, ...rests[0]!])) {
+    // The seam does not reproduce the joint tokenization: encode every label with the whole text.
+    const full = [joint0, ...block.labels.slice(1).map((l) => lm.encode(frame.prefix + before + l.surface, frame.addSpecialTokens))];
+    let shared = prefixIds.length;
+    for (const ids of full) shared = Math.min(shared, commonPrefix(prefixIds, ids));
+    stateIds = prefixIds.slice(0, shared);
+    rests = full.map((ids) => ids.slice(shared));
+  }
+  let common = Math.min(...rests.map((ids) => ids.length)) - 1;
   for (let i = 0; i < common; i++) {
-    const token = full[0]![i];
-    if (full.some((ids) => ids[i] !== token)) {
+    const token = rests[0]![i];
+    if (rests.some((ids) => ids[i] !== token)) {
       common = i;
       break;
     }
   }
-  const paths = full.map((ids) => ids.slice(common));
+  const paths = rests.map((ids) => ids.slice(common));
   const answers: string[] = [];
   for (const l of block.labels) if (!answers.includes(l.answer)) answers.push(l.answer);
   return {
-    promptIds: full[0]!.slice(0, common),
+    stateIds,
+    promptIds: rests[0]!.slice(0, common),
     labels: block.labels,
     paths,
     answers,
     scoring: planLabelScoring(paths),
   };
+}
+
+/** Each label's tokens after the state prefix, from `SEAM + before + label` less the seam's tokens; null if the seam's tokens do not lead. */
+function seamEncodings(lm: LanguageModel, frame: PromptFrame, before: string, labels: readonly LabelSurface[]): number[][] | null {
+  if (!frame.prefix.endsWith(SEAM)) return null;
+  const seamIds = lm.encode(SEAM, false);
+  const out: number[][] = [];
+  for (const label of labels) {
+    const ids = lm.encode(SEAM + before + label.surface, false);
+    if (commonPrefix(seamIds, ids) !== seamIds.length) return null;
+    out.push(ids.slice(seamIds.length));
+  }
+  return out;
+}
+
+/**
+ * The plan continued from a shorter state: the state tokens between `n` and the plan's own
+ * `stateIds` length move to the front of its prompt (the same token sequence, split elsewhere).
+ */
+export function rebasePlan(plan: QuestionPlan, n: number): QuestionPlan {
+  if (n === plan.stateIds.length) return plan;
+  if (n > plan.stateIds.length) throw new Error(`rebasePlan: ${n} is past the plan's ${plan.stateIds.length} state tokens`);
+  return { ...plan, stateIds: plan.stateIds.slice(0, n), promptIds: [...plan.stateIds.slice(n), ...plan.promptIds] };
+}
+
+function commonPrefix(a: readonly number[], b: readonly number[]): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+function equalIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && commonPrefix(a, b) === a.length;
 }
 
 /** Tokens one question needs in the context beyond the state: its prompt and longest label path. */

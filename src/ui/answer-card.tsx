@@ -1,5 +1,6 @@
 import type { Answer } from '../contract/index.ts';
 import { ConfidenceNote, confidenceFormula } from './confidence-note.tsx';
+import { AnswerPromptDetails } from './answer-prompt.tsx';
 import { formatPercent } from './format.ts';
 import { PredictionSet } from './prediction-set.tsx';
 import { ProbabilityBars, type Bar } from './probability-bars.tsx';
@@ -60,7 +61,8 @@ function chosenOf(answer: Answer): string | null {
 
 /**
  * One answer: the outcome in words, the probability of every option, the confidence and what it
- * measures, and the prediction set when the request asked for one (at miscoverage `alpha`).
+ * measures, the prediction set when the request asked for one (at miscoverage `alpha`), and the
+ * prompt the model read, collapsed, when the request asked for it.
  */
 export function AnswerCard({ questionKey, answer, alpha = null }: { questionKey: string; answer: Answer; alpha?: number | null }) {
   return (
@@ -77,6 +79,7 @@ export function AnswerCard({ questionKey, answer, alpha = null }: { questionKey:
       {answer.type !== 'noul' && <Confidence value={answer.confidence} formula={confidenceFormula(answer.type)} />}
       {answer.answer_mass !== undefined && <ConfidenceNote type={answer.type} answerMass={answer.answer_mass} />}
       <PredictionSet answer={answer} alpha={alpha} />
+      {answer.prompt && <AnswerPromptDetails prompt={answer.prompt} />}
     </article>
   );
 }

@@ -26,7 +26,7 @@ export function ChatLog({ messages, streaming }: { messages: readonly ChatEntry[
   useEffect(() => {
     const el = box.current;
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [messages.length, last?.content]);
+  }, [messages.length, last?.content, last?.reasoning]);
   const onScroll = () => {
     const el = box.current;
     if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
@@ -47,6 +47,18 @@ export function ChatLog({ messages, streaming }: { messages: readonly ChatEntry[
       {messages.map((m) => (
         <div key={m.id} class={`message ${m.role}`} data-testid="message" data-role={m.role} data-state={m.state ?? 'done'}>
           <p class="message-role">{m.role === 'user' ? 'You' : 'Assistant'}</p>
+          {m.reasoning && (
+            // Collapsed; opened, it keeps filling while the reasoning streams in.
+            <details class="reasoning" data-testid="reasoning">
+              <summary>
+                Reasoning
+                {m.state === 'streaming' && m.content === '' && <span class="muted"> (thinking…)</span>}
+              </summary>
+              <div class="reasoning-text" data-testid="reasoning-text">
+                {m.reasoning}
+              </div>
+            </details>
+          )}
           <div class="message-text" data-testid="message-text">
             {m.content}
             {m.state === 'streaming' && <span class="caret" aria-hidden="true" />}

@@ -48,15 +48,15 @@ export function ChatPanel({ client, store }: { client: JevClient; store: ChatSto
     try {
       const done = await streamReply(client, body, abort.signal, (p) => {
         started = p.started;
-        patch(reply.id, { content: p.text, stats: p.stats });
+        patch(reply.id, { content: p.text, stats: p.stats, ...(p.reasoning ? { reasoning: p.reasoning } : {}) });
       });
-      patch(reply.id, { content: done.text, stats: done.stats, state: 'done' });
+      patch(reply.id, { content: done.text, stats: done.stats, state: 'done', ...(done.reasoning ? { reasoning: done.reasoning } : {}) });
       const s = done.stats;
       setStatus(`Reply done: ${s.completionTokens} tokens${s.tokensPerSecond != null ? `, ${formatRate(s.tokensPerSecond)} tokens/s` : ''}.`);
     } catch (err) {
       const current = store.messages.value.find((m) => m.id === reply.id);
       if (isAbort(err)) {
-        if (current && current.content !== '') patch(reply.id, { state: 'stopped' });
+        if (current && (current.content !== '' || current.reasoning)) patch(reply.id, { state: 'stopped' });
         else store.messages.value = store.messages.value.filter((m) => m.id !== reply.id);
         setStatus('Stopped. The text so far is kept.');
       } else if (!started) {

@@ -14,6 +14,7 @@ export function chatRequest(settings: ChatSettings, history: readonly ChatEntry[
   if (settings.system.trim() !== '') messages.push({ role: 'system', content: settings.system });
   for (const m of history) {
     if (m.content === '' || m.state === 'failed') continue;
+    // The answer only: a thinking model's template strips earlier reasoning anyway.
     messages.push({ role: m.role, content: m.content });
   }
   const body: Record<string, unknown> = { model: 'jev', messages, stream: true, stream_options: { include_usage: true } };
@@ -28,6 +29,7 @@ export function chatRequest(settings: ChatSettings, history: readonly ChatEntry[
     if (n !== undefined) body[name] = n;
   }
   body['truncation'] = settings.dropOldest ? 'drop_oldest' : 'error';
+  if (settings.reasoningEffort) body['reasoning_effort'] = settings.reasoningEffort;
   return body;
 }
 

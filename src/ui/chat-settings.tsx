@@ -21,6 +21,16 @@ const NUMBERS: readonly NumberSpec[] = [
   { name: 'seed', label: 'Seed', hint: 'optional; the same seed repeats a reply', step: '1' },
 ];
 
+/** `reasoning_effort` values, and what the select shows for them ('' sends none: the model's default). */
+const REASONING_CHOICES: readonly [string, string][] = [
+  ['', "Model's default"],
+  ['none', 'Off (none)'],
+  ['minimal', 'Off (minimal)'],
+  ['low', 'On (low)'],
+  ['medium', 'On (medium)'],
+  ['high', 'On (high)'],
+];
+
 interface Props {
   settings: ChatSettings;
   errors: SettingErrors;
@@ -79,6 +89,24 @@ export function ChatSettingsForm({ settings, errors, onChange }: Props) {
               </div>
             );
           })}
+        </div>
+        <div class="field">
+          <label for="chat-reasoning">Thinking</label>
+          <select
+            id="chat-reasoning"
+            value={settings.reasoningEffort ?? ''}
+            aria-describedby="chat-reasoning-hint"
+            onChange={(e) => set({ reasoningEffort: e.currentTarget.value })}
+          >
+            {REASONING_CHOICES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <p class="hint" id="chat-reasoning-hint">
+            reasoning_effort, for a thinking model (Qwen3): none and minimal turn thinking off, low to high on
+          </p>
         </div>
         <label class="check">
           <input type="checkbox" checked={settings.dropOldest} onChange={(e) => set({ dropOldest: e.currentTarget.checked })} />

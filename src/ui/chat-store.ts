@@ -17,6 +17,8 @@ export interface ChatEntry {
   id: string;
   role: 'user' | 'assistant';
   content: string;
+  /** For a thinking model's reply: its reasoning (`reasoning_content`), shown collapsed above the answer. */
+  reasoning?: string;
   /** For the assistant: still arriving, complete, stopped by the user, or broken off by an error. */
   state?: 'streaming' | 'done' | 'stopped' | 'failed';
   stats?: ReplyStats;
@@ -31,6 +33,8 @@ export interface ChatSettings {
   maxTokens: string;
   seed: string;
   dropOldest: boolean;
+  /** `reasoning_effort` as chosen: '' leaves the model's default (absent in settings stored before it existed). */
+  reasoningEffort?: string;
 }
 
 export const DEFAULT_SETTINGS: ChatSettings = {
@@ -40,6 +44,7 @@ export const DEFAULT_SETTINGS: ChatSettings = {
   maxTokens: '256',
   seed: '',
   dropOldest: true,
+  reasoningEffort: '',
 };
 
 export interface ChatStore {

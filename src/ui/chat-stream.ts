@@ -4,14 +4,16 @@ import type { ReplyStats } from './chat-store.ts';
 
 export interface StreamProgress {
   text: string;
+  /** A thinking model's reasoning so far (`delta.reasoning_content`). */
+  reasoning: string;
   stats: ReplyStats;
   /** Whether the engine accepted the request (its first chunk arrived). */
   started: boolean;
 }
 
 /**
- * Streams one reply, reporting the text so far and its timing after every chunk: time to the
- * first text, and decode speed (tokens after the first, over the time since it). Token counts
+ * Streams one reply, reporting the text (and a thinking model's reasoning) so far and its timing
+ * after every chunk: time to the first text or reasoning, and decode speed (tokens after the first, over the time since it). Token counts
  * come from the usage chunk where the stream ends normally, else from the pieces received.
  */
 export async function streamReply(
@@ -26,6 +28,7 @@ export async function streamReply(
   let pieces = 0;
   const progress: StreamProgress = {
     text: '',
+    reasoning: '',
     started: false,
     stats: { ttftMs: null, tokensPerSecond: null, completionTokens: 0, promptTokens: null, cachedTokens: null, finishReason: null },
   };
@@ -36,12 +39,14 @@ export async function streamReply(
   for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
     const choice = chunk.choices[0];
     const piece = choice?.delta.content ?? '';
-    if (piece !== '') {
+    const thought = choice?.delta.reasoning_content ?? '';
+    if (piece !== '' || thought !== '') {
       const now = performance.now();
       if (firstAt === null) firstAt = now;
       lastAt = now;
       pieces += 1;
       progress.text += piece;
+      progress.reasoning += thought;
       progress.stats = { ...progress.stats, ttftMs: firstAt - sentAt, completionTokens: pieces, tokensPerSecond: rate(pieces) };
     }
     if (choice?.finish_reason) progress.stats = { ...progress.stats, finishReason: choice.finish_reason };

@@ -85,8 +85,9 @@ export function DecisionPanel({ client, draft, profiles }: Props) {
     setBusy(true);
     const abort = new AbortController();
     controller.current = abort;
-    // The playground also asks for the answer mass, to explain the confidence it shows.
-    const sent = { ...request, include: ['answer_mass' as const] };
+    // The playground also asks for the answer mass, to explain the confidence it shows, and for
+    // the prompt each question was read as, shown collapsed on its answer card.
+    const sent = { ...request, include: ['answer_mass' as const, 'prompt' as const] };
     const started = performance.now();
     try {
       const response = await client.decisions.create(sent, { signal: abort.signal });

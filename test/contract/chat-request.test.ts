@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limits, parseChatRequest } from '../../src/contract/index.ts';
+import { enableThinkingFor, limits, parseChatRequest } from '../../src/contract/index.ts';
 import type { ChatRequest } from '../../src/contract/index.ts';
 import { expectJevError } from './helpers.ts';
 
@@ -18,6 +18,7 @@ const defaults: ChatRequest = {
   top_logprobs: 0,
   include_usage: false,
   truncation: 'error',
+  reasoning_effort: null,
 };
 const parse = (extra: Record<string, unknown>) => parseChatRequest({ ...valid, ...extra });
 
@@ -31,18 +32,31 @@ describe('parseChatRequest', () => {
       parse({
         model: 'SmolLM2-135M-Instruct', temperature: 0, top_p: 0.5, max_tokens: 16, stream: true, stop: ['\n\n', 'END'],
         seed: -7, n: 1, logprobs: true, top_logprobs: 5, stream_options: { include_usage: true }, truncation: 'drop_oldest',
+        reasoning_effort: 'low',
       }),
     ).toEqual({
       ...defaults, model: 'SmolLM2-135M-Instruct', temperature: 0, top_p: 0.5, max_tokens: 16, stream: true, stop: ['\n\n', 'END'],
       seed: -7, logprobs: true, top_logprobs: 5, include_usage: true, truncation: 'drop_oldest',
+      reasoning_effort: 'low',
     });
   });
 
   it('treats null as the default for every optional field', () => {
     const nulls = Object.fromEntries(
-      ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'truncation'].map((k) => [k, null]),
+      ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'truncation', 'reasoning_effort'].map((k) => [k, null]),
     );
     expect(parse(nulls)).toEqual(defaults);
+  });
+
+  it('reads reasoning_effort, and refuses an unknown effort naming the field', () => {
+    for (const effort of ['none', 'minimal', 'low', 'medium', 'high']) expect(parse({ reasoning_effort: effort }).reasoning_effort).toBe(effort);
+    expectJevError(() => parse({ reasoning_effort: 'extreme' }), 'invalid_request', 400, 'reasoning_effort');
+    expectJevError(() => parse({ reasoning_effort: true }), 'invalid_request', 400, 'reasoning_effort');
+  });
+
+  it('maps reasoning_effort to enable_thinking: none/minimal off, low/medium/high on, omitted the template default', () => {
+    expect(['none', 'minimal', 'low', 'medium', 'high'].map((e) => enableThinkingFor(e as never))).toEqual([false, false, true, true, true]);
+    expect(enableThinkingFor(null)).toBeUndefined();
   });
 
   it('ignores unknown fields', () => {

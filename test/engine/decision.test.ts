@@ -68,13 +68,13 @@ for (const m of testModels()) {
       const res = await engine.decide({ model: 'jev', state, questions: { q: question } }, call());
       const answer = res.answers['q']!;
       const frame = promptFrame(lm, state);
-      const stateIds = lm.encode(frame.prefix, frame.addSpecialTokens);
       const plan = planQuestion(lm, frame, question);
-      // The plan is faithful to tokenization: prompt + path is how the label reads in context.
+      const stateIds = plan.stateIds;
+      // The plan is faithful to tokenization: state + prompt + path is how the whole text reads.
       const block = questionBlock(question);
       for (const [i, label] of plan.labels.entries()) {
-        const inContext = lm.encode(block.text + frame.tail + frame.lead + label.surface, false);
-        expect(plan.promptIds.concat(plan.paths[i]!)).toEqual(inContext);
+        const inContext = lm.encode(frame.prefix + block.text + frame.tail + frame.lead + label.surface, frame.addSpecialTokens);
+        expect([...stateIds, ...plan.promptIds, ...plan.paths[i]!]).toEqual(inContext);
         expect(plan.paths[i]!.length).toBeGreaterThan(0);
       }
       const ref = await referenceAnswerProbabilities(

@@ -20,7 +20,9 @@ export async function referenceLogProbs(lm: LanguageModel, ids: readonly number[
   const data = logits.data as Float32Array;
   const row = Array.from(data.subarray((n - 1) * vocab, n * vocab));
   for (const t of Object.values(out)) t.dispose();
-  const max = Math.max(...row);
+  // A loop, not Math.max(...row): a 150k-256k vocabulary overflows the call stack as arguments.
+  let max = -Infinity;
+  for (const v of row) if (v > max) max = v;
   const z = row.reduce((s, v) => s + Math.exp(v - max), 0);
   return Float64Array.from(row, (v) => v - max - Math.log(z));
 }
