@@ -85,14 +85,29 @@ export const LLAMA3_CHAT_PROMPT =
  */
 export const PHI3_CHAT_PROMPT = '<|user|>\nIs fire cold? Answer yes or no.<|end|>\n<|assistant|>\n';
 
+/** Gemma 3's chat format (BOS comes from encode / llama.cpp's add_bos; no system role). */
+export const GEMMA3_CHAT_PROMPT = '<start_of_turn>user\nIs the sky blue? Answer yes or no.<end_of_turn>\n<start_of_turn>model\n';
+
+/**
+ * SentencePiece with byte fallback (Gemma 3): any UTF-8 text; its turn markers; runs of spaces, tabs
+ * and newlines, which Gemma holds as added (user-defined) tokens that llama.cpp splits out of the text.
+ */
+const GEMMA3_STRINGS = [
+  ...ASCII_STRINGS,
+  '<start_of_turn>user\nIs water wet?<end_of_turn>\n<start_of_turn>model\n',
+  'Café naïve résumé — déjà vu',
+  'Emoji 🙂 and 日本語 and Ελληνικά',
+  'Indented:\n\tone\n\t\ttwo\n    four spaces\n\n\nthree newlines',
+];
+
 /** The family models (scripts/models/families.ts) that have a GGUF (scripts/models/gguf-family.ts). */
-const familyPeer = (name: string, greedyPrompt: string): PeerModel => ({
+const familyPeer = (name: string, greedyPrompt: string, strings: readonly string[] = BYTE_LEVEL_STRINGS): PeerModel => ({
   name,
   gguf: 'gguf/model-f32.gguf',
   addSpecialTokens: true,
   nCtx: 1024,
   greedyPrompt,
-  strings: BYTE_LEVEL_STRINGS,
+  strings,
   benchText: PROSE,
 });
 
@@ -101,6 +116,7 @@ export const PEER_MODELS: Readonly<Record<string, PeerModel>> = {
   'tiny-random-qwen3': familyPeer('tiny-random-qwen3', CHAT_PROMPT),
   'tiny-random-llama3': familyPeer('tiny-random-llama3', LLAMA3_CHAT_PROMPT),
   'tiny-random-phi3': familyPeer('tiny-random-phi3', PHI3_CHAT_PROMPT),
+  'tiny-random-gemma3': familyPeer('tiny-random-gemma3', GEMMA3_CHAT_PROMPT, GEMMA3_STRINGS),
   'tiny-random-llama': {
     name: 'tiny-random-llama',
     gguf: 'gguf/model-f32.gguf',

@@ -182,10 +182,11 @@ export const TINY_RANDOM_GEMMA3: FamilySpec = {
   seed: 33_000_001,
   hiddenSize: 32,
   intermediateSize: 96,
-  numHiddenLayers: 2,
+  // 6 layers: llama.cpp's gemma3 hard-codes the 5-local / 1-global layer pattern (set_swa_pattern(6))
+  numHiddenLayers: 6,
   numAttentionHeads: 4,
   numKeyValueHeads: 1,
-  headDim: 16,
+  headDim: 16, // 4 × 16 = 64 ≠ hidden 32: decoupled, as in Gemma 3
   vocabSize: 262144,
   maxPositionEmbeddings: 2048,
   ropeRows: 2048,
@@ -197,9 +198,11 @@ export const TINY_RANDOM_GEMMA3: FamilySpec = {
   fused: false,
   gemma: true,
   slidingWindow: 16,
-  slidingWindowPattern: 2, // layer 0 local (sliding), layer 1 global
-  ropeLocalTheta: 10000,
-  queryPreAttnScalar: 24, // ≠ head_dim, so that a wrong scale shows
+  slidingWindowPattern: 6, // layers 0-4 local (sliding), layer 5 global, as llama.cpp assumes
+  ropeLocalTheta: 10000, // llama.cpp's gemma3 hard-codes 10000 for the local layers
+  // llama.cpp scales queries by head_dim^-0.5 (all Gemma 3 sizes but 27B), so query_pre_attn_scalar
+  // = head_dim 16; hidden / heads = 8 differs, so a scale taken from the wrong dimension still shows
+  queryPreAttnScalar: 16,
   init: INIT,
 };
 

@@ -14,6 +14,13 @@
  *           rows: llama.cpp's fused SwiGLU); untied `output`; longrope as `rope_factors_short` /
  *           `rope_factors_long` (llama.cpp picks short while n_ctx ≤ original context) plus
  *           `rope.scaling.attn_factor` = sqrt(1 + ln(max/orig) / ln(orig)); SentencePiece tokenizer.
+ *   gemma3  arch `gemma3` (Gemma3Model): NEOX RoPE; every `*norm.weight` stored as 1 + w (Gemma's
+ *           (1 + w) RMSNorm); four norms per layer (`attn_norm`, `post_attention_norm`, `ffn_norm`
+ *           = pre-feedforward, `post_ffw_norm`) plus q/k norms; `attention.sliding_window`; tied.
+ *           llama.cpp fixes the rest (llama-model.cpp, LLM_ARCH_GEMMA3 hparams): layers 5 of every
+ *           6 sliding (set_swa_pattern(6)), local rope base 10000, query scale head_dim^-0.5 (all
+ *           sizes but 27B), √hidden embedding scale, GELU-tanh; so families.ts's Gemma spec is
+ *           chosen to match those. SentencePiece tokenizer without the space prefix (gguf-vocab.ts).
  *
  * Matrices: the generator keeps [in, out]; GGUF wants Hugging Face's [out, in] (ggml ne = [in, out]).
  */
@@ -29,9 +36,9 @@ import type { FamilyWeights } from './family-weights.ts';
 export { GGUF_F32_FILE } from './gguf-llama.ts';
 
 /** Families with a GGUF writer, and their llama.cpp architecture names. */
-const GGUF_ARCH: Partial<Record<FamilySpec['family'], string>> = { qwen2: 'qwen2', qwen3: 'qwen3', llama3: 'llama', phi3: 'phi3' };
+const GGUF_ARCH: Partial<Record<FamilySpec['family'], string>> = { qwen2: 'qwen2', qwen3: 'qwen3', llama3: 'llama', phi3: 'phi3', gemma3: 'gemma3' };
 /** Byte-level BPE pre-tokenizers; `spm` = SentencePiece (tokenizer model `llama`). */
-const GGUF_PRE: Partial<Record<FamilySpec['family'], GgufPreTokenizer | 'spm'>> = { qwen2: 'qwen2', qwen3: 'qwen2', llama3: 'llama-bpe', phi3: 'spm' };
+const GGUF_PRE: Partial<Record<FamilySpec['family'], GgufPreTokenizer | 'spm'>> = { qwen2: 'qwen2', qwen3: 'qwen2', llama3: 'llama-bpe', phi3: 'spm', gemma3: 'spm' };
 
 export function hasFamilyGguf(spec: FamilySpec): boolean {
   return GGUF_ARCH[spec.family] !== undefined;
@@ -103,9 +110,19 @@ export function familyGgufMetadata(spec: FamilySpec, src: FamilyGgufSources): [s
     );
   }
   if (spec.family === 'phi3') meta.push([a('attention.sliding_window'), gguf.u32(typeof config['sliding_window'] === 'number' ? config['sliding_window'] : 0)]);
+  if (spec.family === 'gemma3') {
+    const fail = (why: string): never => {
+      throw new Error(`spec ${spec.name}: llama.cpp's gemma3 cannot represent ${why}`);
+    };
+    if (spec.slidingWindow === undefined) fail('a model without sliding_window');
+    if (spec.slidingWindowPattern !== 6) fail(`sliding_window_pattern ${spec.slidingWindowPattern} (fixed at 6)`);
+    if (spec.ropeLocalTheta !== 10000) fail(`rope_local_base_freq ${spec.ropeLocalTheta} (fixed at 10000)`);
+    if (spec.queryPreAttnScalar !== spec.headDim) fail(`query_pre_attn_scalar ${spec.queryPreAttnScalar} ≠ head_dim ${spec.headDim} (scale fixed at head_dim^-0.5)`);
+    meta.push([a('attention.sliding_window'), gguf.u32(spec.slidingWindow as number)]);
+  }
   const vocab =
     pre === 'spm'
-      ? spmGgufVocab(src.tokenizerJson, src.tokenizerConfig, config, spec.vocabSize)
+      ? spmGgufVocab(src.tokenizerJson, src.tokenizerConfig, config, spec.vocabSize, spec.family === 'gemma3')
       : bpeGgufVocab(src.tokenizerJson, src.tokenizerConfig, config, spec.vocabSize, pre);
   return [...meta, ...vocab];
 }
@@ -129,6 +146,8 @@ export function familyGgufTensors(spec: FamilySpec, w: FamilyWeights): GgufTenso
     if (!x) throw new Error(`spec ${spec.name}: weights lack ${what}`);
     return x;
   };
+  // Gemma3Model.modify_tensors: `norm.weight` tensors + 1, llama.cpp then multiplies by them as they are
+  const norm = (x: Float32Array): Float32Array => (spec.gemma ? x.map((v) => v + 1) : x);
   const tensors: GgufTensorSpec[] = [f32('token_embd.weight', [h, spec.vocabSize], () => w.embed)];
   const sc = spec.ropeScaling;
   if (sc?.ropeType === 'llama3') tensors.push(f32('rope_freqs.weight', [D / 2], () => llama3RopeFreqFactors(spec)));
@@ -138,7 +157,7 @@ export function familyGgufTensors(spec: FamilySpec, w: FamilyWeights): GgufTenso
   }
   w.layers.forEach((l, i) => {
     const p = `blk.${i}.`;
-    tensors.push(f32(`${p}attn_norm.weight`, [h], () => l.inputNorm));
+    tensors.push(f32(`${p}attn_norm.weight`, [h], () => norm(l.inputNorm)));
     if (spec.fused) {
       // HF qkv_proj [q + 2kv, in] and gate_up_proj [2·inter, in]: the generator's [in, out] parts side by side, transposed
       const qkv = () => concatColumns([{ data: l.q, cols: H * D }, { data: l.k, cols: KV * D }, { data: l.v, cols: KV * D }], h);
@@ -159,18 +178,25 @@ export function familyGgufTensors(spec: FamilySpec, w: FamilyWeights): GgufTenso
     tensors.push(f32(`${p}attn_v.weight`, [h, KV * D], () => transposeToHf(l.v, h, KV * D)));
     if (spec.qkvBias) tensors.push(f32(`${p}attn_v.bias`, [KV * D], () => need(l.vBias, 'v bias')));
     if (spec.qkNorm) {
-      tensors.push(f32(`${p}attn_q_norm.weight`, [D], () => need(l.qNorm, 'q norm')));
-      tensors.push(f32(`${p}attn_k_norm.weight`, [D], () => need(l.kNorm, 'k norm')));
+      tensors.push(f32(`${p}attn_q_norm.weight`, [D], () => norm(need(l.qNorm, 'q norm'))));
+      tensors.push(f32(`${p}attn_k_norm.weight`, [D], () => norm(need(l.kNorm, 'k norm'))));
     }
+    tensors.push(f32(`${p}attn_output.weight`, [H * D, h], () => transposeToHf(l.o, H * D, h)));
+    if (spec.gemma) {
+      // Gemma: post_attention_layernorm normalises the attention output; pre_feedforward_layernorm feeds the MLP
+      tensors.push(
+        f32(`${p}post_attention_norm.weight`, [h], () => norm(l.postAttnNorm)),
+        f32(`${p}ffn_norm.weight`, [h], () => norm(need(l.preFfNorm, 'pre-feedforward norm'))),
+        f32(`${p}post_ffw_norm.weight`, [h], () => norm(need(l.postFfNorm, 'post-feedforward norm'))),
+      );
+    } else tensors.push(f32(`${p}ffn_norm.weight`, [h], () => l.postAttnNorm));
     tensors.push(
-      f32(`${p}attn_output.weight`, [H * D, h], () => transposeToHf(l.o, H * D, h)),
-      f32(`${p}ffn_norm.weight`, [h], () => l.postAttnNorm),
       f32(`${p}ffn_gate.weight`, [h, inter], () => transposeToHf(l.gate, h, inter)),
       f32(`${p}ffn_up.weight`, [h, inter], () => transposeToHf(l.up, h, inter)),
       f32(`${p}ffn_down.weight`, [inter, h], () => transposeToHf(l.down, inter, h)),
     );
   });
-  tensors.push(f32('output_norm.weight', [h], () => w.finalNorm));
+  tensors.push(f32('output_norm.weight', [h], () => norm(w.finalNorm)));
   if (w.lmHead) tensors.push(f32('output.weight', [h, spec.vocabSize], () => transposeToHf(w.lmHead as Float32Array, h, spec.vocabSize)));
   return tensors;
 }

@@ -131,8 +131,19 @@ export function bpeGgufVocab(
  * scores highest; the Hugging Face conversion lists merges in that same order. So a piece's score
  * is minus the rank of the first merge that forms it; pieces no merge forms get -1e9 (llama.cpp
  * still merges them, but after everything else).
+ *
+ * `gemma` (Gemma3Model.set_vocab → `_create_vocab_sentencepiece`, then add_space_prefix false):
+ * added tokens past `vocab_size` are skipped; those that are not special and do not look special
+ * (`\n\n`, `▁▁`, `\t`, HTML tags, …) are USER_DEFINED with `▁` written as a space (llama.cpp then
+ * splits them out of the raw text), the rest CONTROL.
  */
-export function spmGgufVocab(tokenizerJson: Buffer, tokenizerConfig: Buffer, config: Record<string, unknown>, vocabSize: number): [string, GgufValue][] {
+export function spmGgufVocab(
+  tokenizerJson: Buffer,
+  tokenizerConfig: Buffer,
+  config: Record<string, unknown>,
+  vocabSize: number,
+  gemma = false,
+): [string, GgufValue][] {
   const tok = JSON.parse(tokenizerJson.toString('utf8')) as TokenizerJson;
   const cfg = JSON.parse(tokenizerConfig.toString('utf8')) as TokenizerConfig;
   if (tok.model.type !== 'BPE') throw new Error(`tokenizer.json: model.type ${tok.model.type}, expected BPE`);
@@ -154,11 +165,22 @@ export function spmGgufVocab(tokenizerJson: Buffer, tokenizerConfig: Buffer, con
     idOf.set(text, id);
   }
   for (const a of tok.added_tokens) {
-    if (a.id >= vocabSize) throw new Error(`tokenizer.json: added token id ${a.id} ≥ vocab_size ${vocabSize}`);
-    tokens[a.id] = a.content;
+    if (a.id >= vocabSize) {
+      // Gemma 3's <image_soft_token> (262144) lies past the text model's vocabulary: the converter skips it
+      if (gemma) continue;
+      throw new Error(`tokenizer.json: added token id ${a.id} ≥ vocab_size ${vocabSize}`);
+    }
     scores[a.id] = -1000;
-    types[a.id] = a.special ? TOKEN_TYPE.CONTROL : TOKEN_TYPE.USER_DEFINED;
     idOf.set(a.content, a.id);
+    if (!gemma) {
+      tokens[a.id] = a.content;
+      types[a.id] = a.special ? TOKEN_TYPE.CONTROL : TOKEN_TYPE.USER_DEFINED;
+      continue;
+    }
+    // TextModel._create_vocab_sentencepiece's added_tokens_decoder pass (Gemma3Model.set_vocab)
+    const special = a.special || looksSpecial(a.content);
+    tokens[a.id] = special ? a.content : a.content.replaceAll('\u2581', ' ');
+    types[a.id] = special ? TOKEN_TYPE.CONTROL : TOKEN_TYPE.USER_DEFINED;
   }
   return [
     ['tokenizer.ggml.model', gguf.str('llama')],
@@ -166,6 +188,8 @@ export function spmGgufVocab(tokenizerJson: Buffer, tokenizerConfig: Buffer, con
     ['tokenizer.ggml.tokens', gguf.strs(tokens)],
     ['tokenizer.ggml.scores', gguf.f32s(scores)],
     ['tokenizer.ggml.token_type', gguf.i32s(types)],
+    // Gemma's normalizer only replaces spaces by ▁: no ▁ in front of the text
+    ...(gemma ? ([['tokenizer.ggml.add_space_prefix', gguf.bool(false)]] as [string, GgufValue][]) : []),
     ...specialEntries(tok, cfg, config, idOf),
   ];
 }

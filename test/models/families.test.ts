@@ -192,8 +192,8 @@ describe.each(FAMILY_SPECS.map((s) => [s.name, s] as const))('%s', (name, spec) 
       expect(c.original_max_position_embeddings).toBe(4096);
     }
     if (spec.family === 'gemma3') {
-      expect(c).toMatchObject({ hidden_activation: 'gelu_pytorch_tanh', query_pre_attn_scalar: 24, sliding_window: 16, rope_local_base_freq: 10000 });
-      expect(c.layer_types).toEqual(['sliding_attention', 'full_attention']);
+      expect(c).toMatchObject({ hidden_activation: 'gelu_pytorch_tanh', query_pre_attn_scalar: 16, sliding_window: 16, sliding_window_pattern: 6, rope_local_base_freq: 10000 });
+      expect(c.layer_types).toEqual([...Array(5).fill('sliding_attention'), 'full_attention']);
     }
   });
 

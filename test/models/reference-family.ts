@@ -77,10 +77,33 @@ function rope(vec: Float64Array, off: number, d: number, pos: number, f: { inv: 
 }
 
 const geluTanh = (x: number) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
+
+/** Rounds to the nearest IEEE half (ties to even), subnormals included; no overflow handling (|x| < 10 here). */
+export function roundF16(x: number): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  const a = Math.abs(x);
+  const ulp = 2 ** (Math.max(Math.floor(Math.log2(a)), -14) - 10);
+  const q = a / ulp;
+  let r = Math.round(q);
+  if (q - Math.floor(q) === 0.5 && r % 2 === 1) r -= 1;
+  return Math.sign(x) * r * ulp;
+}
+
+/**
+ * llama.cpp's f32 GELU on the CPU (ggml/src/ggml-cpu/vec.h defines GGML_GELU_FP16): the input is
+ * rounded to f16 and looked up in a table of f16 results; 0 below -10, identity above 10.
+ */
+export const ggmlGeluF16 = (x: number) => (x <= -10 ? 0 : x >= 10 ? x : roundF16(geluTanh(roundF16(x))));
 const silu = (x: number) => x / (1 + Math.exp(-x));
 
 /** Logits [n][vocab] for `tokens` at positions 0..n-1. */
-export function referenceFamilyForward(spec: FamilySpec, w: FamilyWeights, tokens: readonly number[]): Float64Array[] {
+export function referenceFamilyForward(
+  spec: FamilySpec,
+  w: FamilyWeights,
+  tokens: readonly number[],
+  opts: { readonly gelu?: (x: number) => number } = {},
+): Float64Array[] {
+  const gelu = opts.gelu ?? geluTanh;
   const h = spec.hiddenSize;
   const H = spec.numAttentionHeads;
   const KV = spec.numKeyValueHeads;
@@ -157,7 +180,7 @@ export function referenceFamilyForward(spec: FamilySpec, w: FamilyWeights, token
       }
       const g = matvec(x2, L.gate, h, inter);
       const u = matvec(x2, L.up, h, inter);
-      const act = g.map((gv, i) => (gemma ? geluTanh(gv) : silu(gv)) * (u[i] as number));
+      const act = g.map((gv, i) => (gemma ? gelu(gv) : silu(gv)) * (u[i] as number));
       let mlp = matvec(act, L.down, inter, h);
       if (gemma) mlp = rmsNorm(mlp, L.postFfNorm as Float32Array, eps, true);
       next.push(r1.map((v, i) => v + (mlp[i] as number)));
