@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumPath, DIST, PREVIEW_PORT } from './e2e/support/env.ts';
+import { CHROMIUM_ARGS, chromiumPath, DIST, PREVIEW_PORT } from './e2e/support/env.ts';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -16,14 +16,7 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${PREVIEW_PORT}`,
     launchOptions: {
       executablePath: chromiumPath(),
-      args: [
-        '--no-sandbox',
-        '--enable-unsafe-webgpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
+      args: CHROMIUM_ARGS,
     },
   },
   webServer: {

@@ -28,7 +28,8 @@ import {
 } from './lib/schema.ts';
 import { buildPage, serveStatic } from './lib/serve.ts';
 import { WorkerHeap } from './lib/worker-heap.ts';
-import { CHROMIUM_ARGS, chromiumPath, launchChromium } from './peers/browser.ts';
+import { CHROMIUM_ARGS } from '../e2e/support/env.ts';
+import { chromiumPath, launchChromium } from './peers/browser.ts';
 import { checkModels, summarize } from './peers/check-wllama.ts';
 import { peerModel } from './peers/models.ts';
 import { runWllamaPeers } from './peers/wllama-peer.ts';

@@ -1,23 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { EXTRA_PORT, DIST, MIRROR } from './support/env.ts';
 import { startStatic } from './support/static-server.ts';
-
-/** The policy docs/offline.md recommends, with the model host as the only other origin. */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "worker-src 'self'",
-  `connect-src 'self' ${MIRROR}`,
-  "img-src 'self' data:",
-  "style-src 'self'",
-  "manifest-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+import { STRICT_CSP } from './support/csp.ts';
 
 test('the playground works under a strict Content-Security-Policy, with no violation', async ({ page }) => {
-  const site = await startStatic(DIST, EXTRA_PORT.cspSite, { 'Content-Security-Policy': CSP });
+  const site = await startStatic(DIST, EXTRA_PORT.cspSite, { 'Content-Security-Policy': STRICT_CSP });
   try {
     const violations: string[] = [];
     page.on('console', (m) => {

@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { DIST, EXTRA_PORT, MIRROR } from './support/env.ts';
+import { STRICT_CSP } from './support/csp.ts';
 import { startStatic } from './support/static-server.ts';
 
 /**
@@ -320,20 +321,7 @@ test('fit a profile, save it, apply it in the form: the card shows what the faca
 });
 
 test('under the strict Content-Security-Policy of docs/offline.md, the results and their diagrams show with no violation', async ({ page }) => {
-  // The policy e2e/csp.spec.ts checks the rest of the playground with.
-  const csp = [
-    "default-src 'self'",
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "worker-src 'self'",
-    `connect-src 'self' ${MIRROR}`,
-    "img-src 'self' data:",
-    "style-src 'self'",
-    "manifest-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-  const site = await startStatic(DIST, EXTRA_PORT.cspSite, { 'Content-Security-Policy': csp });
+  const site = await startStatic(DIST, EXTRA_PORT.cspSite, { 'Content-Security-Policy': STRICT_CSP });
   try {
     const violations: string[] = [];
     page.on('console', (m) => {

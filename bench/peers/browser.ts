@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import type { PeersPage } from './page/main.ts';
 import { MODEL_ROOTS, PEERS_DIST, buildPeersPage, servePeers } from './serve.ts';
+import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
 
 /** Debian's Chromium unless CHROMIUM_PATH says otherwise. */
 export function chromiumPath(): string {
@@ -14,15 +15,6 @@ export function chromiumPath(): string {
   if (!p) throw new Error('no Chromium found: set CHROMIUM_PATH');
   return p;
 }
-
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });

@@ -17,3 +17,13 @@ export function chromiumPath(): string | undefined {
   const candidates = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium'];
   return candidates.find((p): p is string => !!p && existsSync(p));
 }
+
+/** Chromium's flags for every headless run here (tests, the benchmark, the evaluation CLI). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];

@@ -11,20 +11,10 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import type { DecisionRequestInput, DecisionResponse } from '../../src/contract/index.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import type { EngineStatus } from '../../src/protocol/engine-api.ts';
-import { chromiumPath } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS, chromiumPath } from '../../e2e/support/env.ts';
 import { startMirror, type Mirror } from '../../e2e/support/mirror-server.ts';
 import { startStatic } from '../../e2e/support/static-server.ts';
 import { MODEL_ROOTS } from '../models/roots.ts';
-
-/** Chromium's flags, as the browser tests launch it (playwright.config.ts). */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 export interface BrowserEngineOptions {
   /** The built playground's folder. */

@@ -13,6 +13,7 @@
  */
 import './zod-config.ts';
 import { z } from 'zod';
+import { canonical } from './canonical.ts';
 import type { Question } from './question.ts';
 
 export const questionFitSchema = z.discriminatedUnion('method', [
@@ -69,16 +70,6 @@ export type CalibrationProfile = z.infer<typeof calibrationProfileSchema>;
  */
 export function questionFingerprint(question: Question): string {
   return `q_${fnv1a64(JSON.stringify(canonical(question)))}`;
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.keys(value)
-      .sort()
-      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]);
-  }
-  return value;
 }
 
 /** FNV-1a, 64 bits, over the UTF-16 code units; 16 hex digits. */

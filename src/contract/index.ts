@@ -7,6 +7,7 @@ export * from './validation.ts';
 export * from './keyed-record.ts';
 export * from './state.ts';
 export * from './question.ts';
+export * from './canonical.ts';
 export * from './calibration-profile.ts';
 export * from './decision-request.ts';
 export * from './decision-response.ts';

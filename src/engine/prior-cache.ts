@@ -1,4 +1,4 @@
-import type { Question } from '../contract/index.ts';
+import { canonical, type Question } from '../contract/index.ts';
 
 /**
  * Label priors measured on a content-free state, per question, for contextual calibration
@@ -35,14 +35,4 @@ export class PriorCache {
   get size(): number {
     return this.#entries.size;
   }
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.keys(value)
-      .sort()
-      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]);
-  }
-  return value;
 }
