@@ -70,7 +70,8 @@ export async function decide(lm: LanguageModel, request: DecisionRequest, option
 /**
  * Encodes `state` once and scores each question against that cached prefix. Each question's
  * forward passes read the state cache and leave it intact, so a question's answer does not
- * depend on which other questions share the request.
+ * depend on which other questions share the request. A single question is fed with the state in
+ * one pass (the same numbers, one pass fewer).
  */
 export async function scoreState(
   lm: LanguageModel,
@@ -99,6 +100,21 @@ export async function scoreState(
 
   signal?.throwIfAborted();
   const empty = lm.emptyCache();
+  if (plans.length === 1) {
+    // One question: nothing else reads the state's cache, so the state and the question go in
+    // one pass, as the naive way prefills them; a separate state pass would only add a pass.
+    const plan = plans[0]!;
+    const whole = await lm.forward([...prefixIds, ...plan.promptIds], empty, 1);
+    empty.dispose();
+    const rootLogProbs = LanguageModel.logProbsAt(whole.logits, -1);
+    whole.logits.dispose();
+    try {
+      const score = await scoreQuestion(lm, whole.cache, rootLogProbs, { ...plan, promptIds: [] }, signal);
+      return { stateTokens: prefixIds.length, questions: [{ plan, score }] };
+    } finally {
+      whole.cache.dispose();
+    }
+  }
   const prefix = await lm.forward(prefixIds, empty, 1);
   empty.dispose();
   const prefixLogProbs = LanguageModel.logProbsAt(prefix.logits, -1);
