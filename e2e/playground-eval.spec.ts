@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { DIST, EXTRA_PORT, MIRROR } from './support/env.ts';
-import { STRICT_CSP } from './support/csp.ts';
+import { STRICT_CSP, watchViolations } from './support/csp.ts';
 import { startStatic } from './support/static-server.ts';
 
 /**
@@ -323,15 +323,7 @@ test('fit a profile, save it, apply it in the form: the card shows what the faca
 test('under the strict Content-Security-Policy of docs/offline.md, the results and their diagrams show with no violation', async ({ page }) => {
   const site = await startStatic(DIST, EXTRA_PORT.cspSite, { 'Content-Security-Policy': STRICT_CSP });
   try {
-    const violations: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
-    });
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) => {
-        (window as any).violations = [...((window as any).violations ?? []), `${e.violatedDirective} ${e.blockedURI}`];
-      });
-    });
+    const violations = await watchViolations(page);
     await page.goto(`${site.url}${APP}`);
     await expect(page.getByTestId('engine-status')).toHaveAttribute('data-state', 'ready');
     const questions = { team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'Money', technical: 'Bugs', account: 'Log-in' } } };
@@ -344,8 +336,7 @@ test('under the strict Content-Security-Policy of docs/offline.md, the results a
     const images = page.getByTestId('reliability-diagram');
     await expect(images).toHaveCount(2);
     for (const img of await images.all()) expect(await img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth > 0)).toBe(true);
-    expect(await page.evaluate(() => (window as any).violations ?? [])).toEqual([]);
-    expect(violations).toEqual([]);
+    expect(await violations()).toEqual([]);
   } finally {
     await site.close();
   }

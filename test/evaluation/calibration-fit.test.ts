@@ -3,6 +3,7 @@
 // from the Fisher information; the profile's held-out numbers and conformal scores are what the
 // definitions say; applying a profile offline checks what it applies to.
 import { describe, expect, it } from 'vitest';
+import { plattStandardErrors } from '../support/platt-fisher.ts';
 import { questionFingerprint, type Question } from '../../src/contract/index.ts';
 import { applyFit, sigmoid } from '../../src/engine/calibration.ts';
 import {
@@ -122,21 +123,8 @@ describe('fitPlatt', () => {
       observations.push({ item, key: 'n', type: 'noul', answers: ['true', 'false'], probabilities: [p, 1 - p], expected: y ? 0 : 1, answerMass: null, latencyMs: 0 });
     }
     const { a, b } = fitPlatt(observations);
-    // Fisher information of logistic regression at (a0, b0): Σ w [x², x; x, 1], w = σ(1 − σ); the
-    // covariance of (â, b̂) is its inverse.
-    let iaa = 0;
-    let iab = 0;
-    let ibb = 0;
-    for (const x of xs) {
-      const s = sigmoid(a0 * x + b0);
-      const w = s * (1 - s);
-      iaa += w * x * x;
-      iab += w * x;
-      ibb += w;
-    }
-    const det = iaa * ibb - iab * iab;
-    const seA = Math.sqrt(ibb / det);
-    const seB = Math.sqrt(iaa / det);
+    // 3 standard errors from the Fisher information at the true (a0, b0).
+    const { seA, seB } = plattStandardErrors(xs, a0, b0);
     expect(Math.abs(a - a0)).toBeLessThanOrEqual(3 * seA);
     expect(Math.abs(b - b0)).toBeLessThanOrEqual(3 * seB);
     expect(seA).toBeLessThan(0.05);

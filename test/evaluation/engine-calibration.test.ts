@@ -5,6 +5,7 @@
 // from the data. Then a whole run with a fit: the engine's own code applying the fitted profile
 // gives what applyProfile computes offline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plattStandardErrors } from '../support/platt-fisher.ts';
 import type { DecisionRequestInput, DecisionResponse, Question } from '../../src/contract/index.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import {
@@ -141,20 +142,12 @@ for (const m of testModels()) {
     it("Platt's a, b within 3 SE of the identity (1, 0)", () => {
       const obs = observations('upset');
       const { a, b } = fitPlatt(obs);
-      let iaa = 0;
-      let iab = 0;
-      let ibb = 0;
-      for (const o of obs) {
+      // 3 standard errors from the Fisher information at the identity (1, 0), on the clipped logits.
+      const logits = obs.map((o) => {
         const p = Math.min(1 - 1e-12, Math.max(1e-12, o.probabilities[0]!));
-        const x = Math.log(p / (1 - p));
-        const w = p * (1 - p);
-        iaa += w * x * x;
-        iab += w * x;
-        ibb += w;
-      }
-      const det = iaa * ibb - iab * iab;
-      const seA = Math.sqrt(ibb / det);
-      const seB = Math.sqrt(iaa / det);
+        return Math.log(p / (1 - p));
+      });
+      const { seA, seB } = plattStandardErrors(logits, 1, 0);
       console.log(`${m.id} upset: a ${a.toFixed(3)} ± ${seA.toFixed(3)}, b ${b.toFixed(3)} ± ${seB.toFixed(3)}`);
       expect(Math.abs(a - 1)).toBeLessThanOrEqual(3 * seA);
       expect(Math.abs(b)).toBeLessThanOrEqual(3 * seB);
