@@ -3,11 +3,14 @@
  *
  * Downloads the files a model needs from the hub (or any host in the hub layout) into
  * `DIR/<model id>/resolve/main/…`, a folder that any static server (with CORS) serves as a
- * model host: `?host=http://your-server&model=<model id>`.
+ * model host: `?host=http://your-server&model=<model id>`. A graph's external data (`onnx/<file>_data`,
+ * `_data_1`, …, as `transformers.js_config.use_external_data_format` in config.json declares it) comes
+ * with it, checked like every other file.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { externalDataFiles } from '../src/engine/external-data.ts';
 
 export const DTYPE_FILES: Record<string, string> = {
   fp32: 'onnx/model.onnx',
@@ -44,21 +47,52 @@ export async function fetchModel(options: FetchModelOptions): Promise<FetchedFil
 
   const listed = await listFiles(host, options.model);
   const onnx = wanted.map((d) => DTYPE_FILES[d]!);
-  // External weights (`model.onnx_data`, …) travel with their graph when the listing names them.
-  const candidates = [...CONFIG_FILES, ...onnx, ...(listed ?? []).filter((f) => onnx.some((o) => f.startsWith(`${o}_data`)))];
-  const files = listed ? candidates.filter((f) => listed.includes(f)) : candidates;
-
   const fetched: FetchedFile[] = [];
-  for (const file of files) {
-    const res = await fetch(base + file);
+  const get = async (file: string): Promise<Response | null> => {
+    const res = await fetch(base + file).catch((e: Error) => {
+      throw new Error(`GET ${base + file}: no answer from ${host} (${(e.cause as { code?: string } | undefined)?.code ?? e.message}).`);
+    });
     if (res.status === 404) {
       if (REQUIRED.has(file)) throw new Error(`${options.model} has no ${file} at ${host}.`);
-      continue;
+      return null;
     }
     if (!res.ok) throw new Error(`GET ${base + file}: HTTP ${res.status}`);
-    const body = Buffer.from(await res.arrayBuffer());
-    const declared = Number(res.headers.get('content-length') ?? NaN);
-    if (Number.isFinite(declared) && declared !== body.byteLength) throw new Error(`${file}: got ${body.byteLength} bytes of ${declared}`);
+    return res;
+  };
+
+  // config.json first: it declares the external data (`<graph>_data`, `_data_1`, …) of each graph.
+  const configResponse = await get('config.json');
+  const configBody = Buffer.from(await configResponse!.arrayBuffer());
+  let config: unknown;
+  try {
+    config = JSON.parse(configBody.toString('utf8'));
+  } catch {
+    throw new Error(`${options.model}'s config.json at ${host} is not JSON.`);
+  }
+  await store('config.json', configResponse!, configBody);
+  const declared = new Set(onnx.flatMap((o) => externalDataFiles(config, o)));
+  // External weights travel with their graph: those config.json declares, and those the listing names.
+  const listedData = (listed ?? []).filter((f) => onnx.some((o) => f.startsWith(`${o}_data`)));
+  const candidates = [...CONFIG_FILES.filter((f) => f !== 'config.json'), ...onnx, ...declared, ...listedData.filter((f) => !declared.has(f))];
+  const files = listed ? candidates.filter((f) => listed.includes(f) || declared.has(f)) : candidates;
+
+  for (const file of files) {
+    const res = await get(file);
+    if (!res) {
+      // A graph the model lacks is skipped; its declared external data, once the graph is there, is not optional.
+      const graph = onnx.find((o) => declared.has(file) && file.startsWith(`${o}_data`));
+      if (graph && fetched.some((f) => f.file === graph)) throw new Error(`${options.model} at ${host} has ${graph} but not ${file}, which its config.json declares.`);
+      continue;
+    }
+    await store(file, res);
+  }
+  if (!fetched.some((f) => f.file.startsWith('onnx/'))) throw new Error(`${options.model} offers none of ${onnx.join(', ')} at ${host}.`);
+  return fetched;
+
+  async function store(file: string, res: Response, known?: Buffer): Promise<void> {
+    const body = known ?? Buffer.from(await res.arrayBuffer());
+    const length = Number(res.headers.get('content-length') ?? NaN);
+    if (Number.isFinite(length) && length !== body.byteLength) throw new Error(`${file}: got ${body.byteLength} bytes of ${length}`);
     const sha256 = createHash('sha256').update(body).digest('hex');
     const stated = (res.headers.get('x-linked-etag') ?? '').replace(/^W\//, '').replace(/"/g, '');
     if (/^[0-9a-f]{64}$/.test(stated) && stated !== sha256) throw new Error(`${file}: SHA-256 ${sha256} differs from the host's ${stated}`);
@@ -68,8 +102,6 @@ export async function fetchModel(options: FetchModelOptions): Promise<FetchedFil
     fetched.push({ file, bytes: body.byteLength, sha256 });
     log(`${file}  ${body.byteLength} bytes  sha256 ${sha256.slice(0, 16)}…`);
   }
-  if (!fetched.some((f) => f.file.startsWith('onnx/'))) throw new Error(`${options.model} offers none of ${onnx.join(', ')} at ${host}.`);
-  return fetched;
 }
 
 /** The hub's file listing (`/api/models/{id}`), or null where the host has none (a plain mirror). */

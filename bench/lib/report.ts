@@ -1,4 +1,5 @@
-import type { BenchResult, ChatResult, DecisionResult } from './schema.ts';
+import { GGUF_TYPE, type PeerDtype } from '../peers/models.ts';
+import type { BenchResult, ChatResult, DecisionResult, FormatResult } from './schema.ts';
 
 /**
  * docs/benchmarks.md: hand-written prose around a generated block. The block between the two
@@ -122,12 +123,14 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     if (r.peer_agreement.length) {
       out.push(
         table(
-          ['model', 'equal work', 'greedy tokens identical', 'max Δ log p (top-10)', 'tokenization agrees'],
+          ['model', 'dtype (GGUF)', 'equal work', 'greedy tokens identical', 'max Δ log p (top-10)', 'bound', 'tokenization agrees'],
           r.peer_agreement.map((a) => [
             a.model,
+            `${a.dtype ?? 'fp32'} (${GGUF_TYPE[(a.dtype ?? 'fp32') as PeerDtype] ?? '?'})`,
             a.pass ? '**yes**' : '**no**',
-            `${a.identical_greedy_tokens ? 'yes' : 'no'} (${a.greedy_steps} steps)`,
+            a.identical_greedy_tokens ? `yes (${a.greedy_steps} steps)` : `first ${a.greedy_first_mismatch ?? '?'} of ${a.greedy_steps} (then a near-tie)`,
             a.max_abs_dlogprob_top.toExponential(1),
+            a.bound === undefined ? '—' : a.bound.toExponential(0),
             a.tokenization_agree,
           ]),
         ),
@@ -136,11 +139,13 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     }
     out.push(
       table(
-        ['model', 'threads', 'prefill wllama', 'prefill engine', 'prefill ratio', 'decode wllama', 'decode engine', 'decode ratio', 'reps'],
+        ['model', 'dtype (GGUF)', 'threads', 'prefill wllama', 'prefill engine', 'prefill ratio', 'decode wllama', 'decode engine', 'decode ratio', 'reps'],
         r.peers.map((p) => {
-          const d = r.peer_details.find((x) => x.model === p.model && x.threads === p.threads);
+          const dtype = p.dtype ?? 'fp32';
+          const d = r.peer_details.find((x) => x.model === p.model && x.threads === p.threads && (x.dtype ?? 'fp32') === dtype);
           return [
             p.model,
+            `${dtype} (${GGUF_TYPE[dtype] ?? '?'})`,
             p.threads,
             `${num(p.prefill_tps, 1)} tok/s`,
             `${num(p.engine_prefill_tps, 1)} tok/s`,
@@ -155,6 +160,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     );
     out.push('');
   }
+  if (r.formats?.length) out.push(renderFormats(r.formats), '');
   out.push('### Model load');
   out.push('');
   out.push(
@@ -184,6 +190,46 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     out.push('');
     for (const n of r.notes) out.push(`- ${n}`);
   }
+  return out.join('\n');
+}
+
+/** The format rows: one line per (model, export, dtype), refused ones with the engine's reason. */
+export function renderFormats(rows: readonly FormatResult[]): string {
+  const out: string[] = [];
+  out.push('### Formats (same weights, every ONNX dtype)');
+  out.push('');
+  out.push(
+    'Each row loads one ONNX file of the generated model through the engine, in a fresh browser profile. ' +
+      'Prefill: chat prompt tokens ÷ time to the first token; decode: tokens after the first ÷ their time; decision: one `Engine.decide` ' +
+      'call (fresh state each repetition); Δp: largest difference of a decision probability from the fp32 row of the same weights; ' +
+      'memory: peaks over the row. GQA: the onnxruntime-genai-builder-style export of the same weights.',
+  );
+  out.push('');
+  const ref = (x: FormatResult) => rows.find((y) => y.model.replace(/-gqa$/, '') === x.model.replace(/-gqa$/, '') && y.export === 'optimum' && y.dtype === x.dtype && y.device === x.device);
+  out.push(
+    table(
+      ['model', 'export', 'device', 'dtype', 'download', 'prefill', 'decode', 'decision', 'Δp vs fp32', 'same greedy text as fp32', 'renderer peak RSS', 'worker ArrayBuffers peak', 'GQA ÷ Optimum (decode)'],
+      rows.map((f) => {
+        if (f.status !== 'measured') return [f.model, f.export, f.device, f.dtype, mib(f.bytes), `**${f.status}**: ${f.reason ?? ''}`, '', '', '', '', '', '', ''];
+        const o = f.export === 'gqa' ? ref(f) : undefined;
+        return [
+          f.model,
+          f.export,
+          f.device,
+          f.dtype,
+          mib(f.bytes),
+          `${num(f.prefill_tps, 1)} tok/s`,
+          `${num(f.decode_tps, 2)} tok/s`,
+          `${f.decision_ms === null ? '—' : ms(f.decision_ms)} (Q=${f.decision_questions}, S=${f.decision_state_tokens ?? '—'})`,
+          f.max_prob_diff_vs_fp32 === null ? '—' : f.max_prob_diff_vs_fp32.toExponential(1),
+          f.same_text_as_fp32 === null ? '—' : f.same_text_as_fp32 ? 'yes' : 'no',
+          mib(f.renderer_peak_rss_bytes),
+          mib(f.worker_array_buffers_peak_bytes),
+          o && o.decode_tps && f.decode_tps ? `${num(f.decode_tps / o.decode_tps)}×` : '',
+        ];
+      }),
+    ),
+  );
   return out.join('\n');
 }
 

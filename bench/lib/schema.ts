@@ -102,6 +102,45 @@ export interface MemoryResult {
   gpu_buffer_peak_bytes: number | null;
 }
 
+/**
+ * One ONNX format (dtype) of one model on one device (bench/lib/formats.ts): the engine's own
+ * paths, each format on the same weights, so the rows compare formats and nothing else.
+ */
+export interface FormatResult {
+  device: Device;
+  model: string;
+  /** 'gqa': onnxruntime-genai builder style (GroupQueryAttention, MatMulNBits…); 'optimum': the Optimum-style graph. */
+  export: 'optimum' | 'gqa';
+  dtype: string;
+  /** measured; refused: the engine refused it at load time (reason); failed: it loaded but a request failed (reason). */
+  status: 'measured' | 'refused' | 'failed';
+  reason: string | null;
+  /** Bytes downloaded for the model (graph + external data + tokenizer and config files). */
+  bytes: number | null;
+  load_ms: number | null;
+  /** Chat prefill: prompt tokens ÷ time to the first token (median). */
+  prompt_tokens: number | null;
+  ttft_ms: number | null;
+  prefill_tps: number | null;
+  /** Chat decode: (new tokens − 1) ÷ time after the first token (median). */
+  new_tokens: number | null;
+  decode_tps: number | null;
+  /** One Engine.decide call of `decision_questions` questions on a `decision_state_tokens` state (median). */
+  decision_questions: number;
+  decision_state_tokens: number | null;
+  decision_ms: number | null;
+  /** max |p − p_fp32| over every answer of that decision, against the fp32 row of the same model (null for fp32 itself). */
+  max_prob_diff_vs_fp32: number | null;
+  /** The greedy chat text equals the fp32 row's (first `new_tokens` tokens). */
+  same_text_as_fp32: boolean | null;
+  /** Peaks over the whole row (load, chat, decisions). */
+  renderer_peak_rss_bytes: number | null;
+  worker_js_heap_peak_bytes: number | null;
+  worker_array_buffers_peak_bytes: number | null;
+  reps: number;
+  samples: { ttft_ms: number[]; decode_tps: number[]; decision_ms: number[] };
+}
+
 export interface TargetResult {
   name: string;
   value: number | null;
@@ -125,7 +164,9 @@ export interface BenchResult {
   duration_s: number;
   decisions: DecisionResult[]; // (contract)
   chat: ChatResult[]; // (contract)
-  peers: PeerRow[]; // (contract) the wllama comparison, same weights (bench/peers/wllama-peer.ts)
+  peers: PeerRow[]; // (contract) the wllama comparison, same weights (bench/peers/wllama-peer.ts), one row per dtype
+  /** Every ONNX format of the generated models on wasm (and WebGPU with --webgpu), GQA export beside the Optimum one. */
+  formats: FormatResult[];
   /** Every repetition behind each peer row, token counts, loads. */
   peer_details: PeerDetail[];
   /** The equal-work check run before the peer timings: same tokenization, same greedy tokens. */
@@ -139,9 +180,13 @@ export interface BenchResult {
 /** A summary of bench/peers/check-wllama.ts's AgreementResult for one model. */
 export interface PeerAgreement {
   model: string;
+  dtype: string;
+  bound: number;
   pass: boolean;
   greedy_steps: number;
   identical_greedy_tokens: boolean;
+  /** Quantized: the first step where the greedy tokens part (at a near-tie), null when identical. */
+  greedy_first_mismatch?: number | null;
   max_abs_dlogprob_top: number;
   tokenization_agree: string; // "k/n" test strings
 }

@@ -15,6 +15,7 @@ import type { KvCache } from '../../src/engine/kv-cache.ts';
 import type { LanguageModel } from '../../src/engine/language-model.ts';
 import { planQuestion } from '../../src/engine/question-plan.ts';
 import type { DeviceChoice, DtypeChoice, EngineStatus } from '../../src/protocol/engine-api.ts';
+import { floatsOf } from '../../src/engine/float16.ts';
 import { installGpuMeter } from './gpu-meter.ts';
 import { proseOfTokens, questionPool } from './texts.ts';
 
@@ -193,7 +194,8 @@ const api = {
     const tokens = inputs['input_ids']!.dims.at(-1)!;
     const out = (await m.model(inputs)) as unknown as { logits: Tensor };
     const [, len, vocab] = out.logits.dims as [number, number, number];
-    const row = (out.logits.data as Float32Array).subarray((len - 1) * vocab, len * vocab);
+    // floatsOf: fp16 and q4f16 logits are float16 data, never to be read as float32.
+    const row = floatsOf(out.logits, (len - 1) * vocab, vocab);
     let max = -Infinity;
     for (let i = 0; i < vocab; i++) if (row[i]! > max) max = row[i]!;
     let z = 0;

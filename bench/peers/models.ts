@@ -3,12 +3,26 @@
  * GGUF with the very same weights (for wllama / llama.cpp): the generated random-weight models
  * (scripts/models writes gguf/model-f32.gguf beside onnx/) and TinyStories-656K (../shared/models,
  * converted by hand, see its README).
+ *
+ * The two generated Llama models also have quantized GGUFs (scripts/models/gguf-quant.ts): Q4_0 with
+ * exactly the nibbles and scales of onnx/model_q4.onnx, Q8_0 with exactly the int8 weights and scales
+ * of onnx/model_quantized.onnx; the peer compares each engine dtype with the GGUF of the same weights.
  */
+
+/** The engine dtypes the peer compares, each with its GGUF. */
+export type PeerDtype = 'fp32' | 'q4' | 'q8';
+export const PEER_DTYPES: readonly PeerDtype[] = ['fp32', 'q4', 'q8'];
+/** The GGUF of each dtype in a generated Llama model (fp32: PeerModel.gguf). */
+export const QUANT_GGUF: Readonly<Record<Exclude<PeerDtype, 'fp32'>, string>> = { q4: 'gguf/model-q4_0.gguf', q8: 'gguf/model-q8_0.gguf' };
+/** llama.cpp's name of the GGUF's weight type per dtype, for tables. */
+export const GGUF_TYPE: Readonly<Record<PeerDtype, string>> = { fp32: 'F32', q4: 'Q4_0', q8: 'Q8_0' };
 export interface PeerModel {
   /** Folder name under /models/ (the id transformers.js loads). */
   readonly name: string;
-  /** GGUF path inside the folder. */
+  /** GGUF path inside the folder (the f32 one). */
   readonly gguf: string;
+  /** The dtypes with a GGUF of the same weights: fp32 always, q4 and q8 for the generated Llama models. */
+  readonly dtypes: readonly PeerDtype[];
   /** Whether the engine's encode() adds special tokens (BOS) — llama.cpp must then add the same. */
   readonly addSpecialTokens: boolean;
   /** Context length both runtimes are configured with (≥ 400-token prompt + 64 tokens). */
@@ -104,6 +118,7 @@ const GEMMA3_STRINGS = [
 const familyPeer = (name: string, greedyPrompt: string, strings: readonly string[] = BYTE_LEVEL_STRINGS): PeerModel => ({
   name,
   gguf: 'gguf/model-f32.gguf',
+  dtypes: ['fp32'],
   addSpecialTokens: true,
   nCtx: 1024,
   greedyPrompt,
@@ -120,6 +135,7 @@ export const PEER_MODELS: Readonly<Record<string, PeerModel>> = {
   'tiny-random-llama': {
     name: 'tiny-random-llama',
     gguf: 'gguf/model-f32.gguf',
+    dtypes: PEER_DTYPES,
     addSpecialTokens: true,
     nCtx: 1024,
     greedyPrompt: TINY_CHAT_PROMPT,
@@ -129,6 +145,7 @@ export const PEER_MODELS: Readonly<Record<string, PeerModel>> = {
   'smollm2-135m-random': {
     name: 'smollm2-135m-random',
     gguf: 'gguf/model-f32.gguf',
+    dtypes: PEER_DTYPES,
     addSpecialTokens: true,
     nCtx: 1024,
     greedyPrompt: CHAT_PROMPT,
@@ -138,6 +155,7 @@ export const PEER_MODELS: Readonly<Record<string, PeerModel>> = {
   'TinyStories-656K': {
     name: 'TinyStories-656K',
     gguf: 'gguf/model-f32.gguf',
+    dtypes: ['fp32'],
     addSpecialTokens: true,
     nCtx: 512,
     greedyPrompt: 'Once upon a time, a little dog',
@@ -152,4 +170,10 @@ export function peerModel(name: string): PeerModel {
   return m;
 }
 
-export const ggufUrl = (m: PeerModel) => `/models/${m.name}/${m.gguf}`;
+/** The GGUF of `dtype` inside the model folder; throws when the model has none. */
+export function ggufFile(m: PeerModel, dtype: PeerDtype = 'fp32'): string {
+  if (!m.dtypes.includes(dtype)) throw new Error(`${m.name} has no ${GGUF_TYPE[dtype]} GGUF (dtypes with one: ${m.dtypes.join(', ')})`);
+  return dtype === 'fp32' ? m.gguf : QUANT_GGUF[dtype];
+}
+
+export const ggufUrl = (m: PeerModel, dtype: PeerDtype = 'fp32') => `/models/${m.name}/${ggufFile(m, dtype)}`;

@@ -4,7 +4,10 @@
  *
  *   npx tsx bench/peers/profile-engine.ts [--model smollm2-135m-random] [--threads N] [--prompt 400]
  *                                         [--steps 32] [--reps 3] [--only NAME]... [--json FILE]
- *                                         [--max-load L [--max-wait S]]
+ *                                         [--max-load L [--max-wait S]] [--dtype fp32|q4|q8]
+ *
+ * `--dtype q4` / `q8` profiles the baseline worker on that ONNX file (the breakdown: `--only breakdown`;
+ * the graph variants below are fp32 graphs).
  *
  *  1. breakdown  an instrumented copy of the decode loop (engine.worker.ts `profile`) after a
  *                ~400-token prompt: JS input tensors, transformers.js around session.run,
@@ -34,6 +37,7 @@ import { VARIANTS_DIR, writeVariant } from './variants.ts';
 const { values } = parseArgs({
   options: {
     model: { type: 'string', default: 'smollm2-135m-random' },
+    dtype: { type: 'string', default: 'fp32' },
     threads: { type: 'string' },
     prompt: { type: 'string', default: '400' },
     steps: { type: 'string', default: '32' },
@@ -68,7 +72,7 @@ log(`variants in ${VARIANTS_DIR}: ${Object.values(variants).join(', ')}`);
 
 const browser = await launchChromium();
 const s = await openPeersPage(browser, { build: !values['no-build'], roots: [...MODEL_ROOTS, VARIANTS_DIR], verbose: values.verbose });
-const out: Record<string, unknown> = { model: model.name, loadavg_start: load1() };
+const out: Record<string, unknown> = { model: model.name, dtype: values.dtype, loadavg_start: load1() };
 try {
   const info = await s.call('info');
   const threads = Number(values.threads ?? info.hardwareConcurrency);
@@ -90,7 +94,7 @@ try {
   };
 
   // the prompt, tokenized by the baseline worker
-  const base = await start({});
+  const base = await start({ dtype: values.dtype as EngineLoadOptions['dtype'] });
   const prompt = await base.call<{ text: string; tokens: number }>('promptText', model.benchText, Number(values.prompt), model.addSpecialTokens);
   const ids = await base.call<number[]>('encode', prompt.text, model.addSpecialTokens);
   out['prompt_tokens'] = ids.length;

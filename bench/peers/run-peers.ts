@@ -1,7 +1,7 @@
 /**
  * Standalone runner of the wllama peer (until bench/run.ts integrates it):
  *
- *   npx tsx bench/peers/run-peers.ts [--json FILE] [--model NAME]... [--threads N]... [--reps 3]
+ *   npx tsx bench/peers/run-peers.ts [--json FILE] [--model NAME]... [--dtype fp32|q4|q8]... [--threads N]... [--reps 3]
  *                                    [--prompt 400] [--decode 64] [--max-load L [--max-wait S]]
  *                                    [--no-build] [--verbose]
  *
@@ -17,12 +17,14 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { launchChromium } from './browser.ts';
 import { REPO } from './serve.ts';
+import type { PeerDtype } from './models.ts';
 import { runWllamaPeers } from './wllama-peer.ts';
 
 const { values } = parseArgs({
   options: {
     json: { type: 'string', default: resolve(REPO, 'bench-results/peers.json') },
     model: { type: 'string', multiple: true },
+    dtype: { type: 'string', multiple: true },
     threads: { type: 'string', multiple: true },
     reps: { type: 'string', default: '3' },
     prompt: { type: 'string', default: '400' },
@@ -39,6 +41,7 @@ try {
   const t0 = performance.now();
   const result = await runWllamaPeers(browser, {
     ...(values.model ? { models: values.model } : {}),
+    ...(values.dtype ? { dtypes: values.dtype as PeerDtype[] } : {}),
     ...(values.threads ? { threads: values.threads.map(Number) } : {}),
     reps: Number(values.reps),
     promptTokens: Number(values.prompt),

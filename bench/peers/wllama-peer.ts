@@ -16,16 +16,21 @@
  *                prefill): wllama (predicted_n − 1) / predicted_ms — llama.cpp's own predicted_per_second
  *                counts 64 tokens over those 63 passes —; engine: 63 forward([token]) + log-softmax
  *                + pick.
+ *
+ * `dtype` (fp32, q4, q8): the engine's ONNX file of that dtype against the GGUF of the same weights
+ * (F32, Q4_0, Q8_0: scripts/models/gguf-quant.ts), both at `threads`.
  */
 import type { Browser } from 'playwright-core';
 import { type PeersSession, openPeersPage } from './browser.ts';
-import { type PeerModel, ggufUrl, peerModel } from './models.ts';
+import { type PeerDtype, type PeerModel, ggufUrl, peerModel } from './models.ts';
 import { load1, sleep, waitForQuiet } from './quiet.ts';
 
 /** One row of CONTRACT §1 `peers`. */
 export interface PeerRow {
   peer: 'wllama';
   model: string;
+  /** The engine's dtype; wllama runs the GGUF of the same weights (fp32 → F32, q4 → Q4_0, q8 → Q8_0). */
+  dtype: PeerDtype;
   device: 'wasm';
   threads: number;
   prefill_tps: number;
@@ -37,6 +42,7 @@ export interface PeerRow {
 /** What stands behind a row: every repetition, token counts, load times. */
 export interface PeerDetail {
   model: string;
+  dtype: PeerDtype;
   threads: number;
   prompt_tokens: { engine: number; wllama: number };
   decode_tokens: number;
@@ -64,6 +70,8 @@ export interface PeerDetail {
 }
 
 export interface PeerOptions {
+  /** Engine dtype and GGUF; default fp32. */
+  dtype?: PeerDtype;
   /** Prompt size in tokens (the longest word prefix of the prose within it). Default 400. */
   promptTokens?: number;
   /** Tokens to generate. Default 64. */
@@ -118,17 +126,18 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
   const reps = opts.reps ?? 3;
   const pause = opts.pauseMs ?? 300;
   const log = opts.log ?? (() => {});
-  const key = `peer-${m.name}-${threads}`;
+  const dtype = opts.dtype ?? 'fp32';
+  const key = `peer-${m.name}-${dtype}-${threads}`;
   const engine = <T>(method: string, ...args: unknown[]) => s.call('engineCall', key, method as never, ...args) as Promise<T>;
   const load0 = load1();
 
   await s.call('engineStart', key);
   try {
-    const eLoad = await engine<{ ms: number; threads: number }>('load', { model: m.name, threads });
+    const eLoad = await engine<{ ms: number; threads: number }>('load', { model: m.name, threads, dtype });
     if (eLoad.threads !== threads) throw new Error(`engine runs ${eLoad.threads} threads, asked for ${threads}`);
-    const wLoad = await s.call('wllamaLoad', { url: ggufUrl(m), threads, nCtx: m.nCtx, flashAttn: false, cacheType: 'f32' });
+    const wLoad = await s.call('wllamaLoad', { url: ggufUrl(m, dtype), threads, nCtx: m.nCtx, flashAttn: false, cacheType: 'f32' });
     if (wLoad.threads !== threads) throw new Error(`wllama runs ${wLoad.threads} threads, asked for ${threads}`);
-    log(`  ${m.name} ×${threads}: engine loaded in ${(eLoad.ms / 1000).toFixed(1)} s, wllama in ${(wLoad.load_ms / 1000).toFixed(1)} s (multithread ${wLoad.multithread})`);
+    log(`  ${m.name} ${dtype} ×${threads}: engine loaded in ${(eLoad.ms / 1000).toFixed(1)} s, wllama in ${(wLoad.load_ms / 1000).toFixed(1)} s (multithread ${wLoad.multithread})`);
 
     const prompt = await engine<{ text: string; tokens: number }>('promptText', m.benchText, promptTokens, m.addSpecialTokens);
     const ids = await engine<number[]>('encode', prompt.text, m.addSpecialTokens);
@@ -182,6 +191,7 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
     const row: PeerRow = {
       peer: 'wllama',
       model: m.name,
+      dtype,
       device: 'wasm',
       threads,
       prefill_tps: round(median(w.prefill)),
@@ -191,6 +201,7 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
     };
     const detail: PeerDetail = {
       model: m.name,
+      dtype,
       threads,
       prompt_tokens: { engine: ids.length, wllama: wPromptTokens },
       decode_tokens: decodeTokens,
@@ -223,6 +234,8 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
 
 export interface RunPeersOptions extends PeerOptions {
   models?: readonly string[];
+  /** Dtypes, each where the model has its GGUF (PeerModel.dtypes); default ['fp32']. */
+  dtypes?: readonly PeerDtype[];
   /** Thread counts; default [1, navigator.hardwareConcurrency of the page]. */
   threads?: readonly number[];
   /** Build the page first (default: when missing). */
@@ -243,13 +256,17 @@ export async function runWllamaPeers(browser: Browser, opts: RunPeersOptions = {
     const rows: PeerRow[] = [];
     const details: PeerDetail[] = [];
     for (const model of models) {
-      for (const t of threads) {
-        const { row, detail } = await measurePeer(s, model, t, opts);
-        opts.log?.(`  ${JSON.stringify(row)}`);
-        rows.push(row);
-        details.push(detail);
+      const m = peerModel(model);
+      for (const dtype of opts.dtypes ?? ['fp32']) {
+        if (!m.dtypes.includes(dtype)) continue;
+        for (const t of threads) {
+          const { row, detail } = await measurePeer(s, m, t, { ...opts, dtype });
+          opts.log?.(`  ${JSON.stringify(row)}`);
+          rows.push(row);
+          details.push(detail);
+        }
+        await s.call('wllamaForget');
       }
-      await s.call('wllamaForget');
     }
     return { rows, details, environment: { ...info, browser: browser.version() } };
   } finally {

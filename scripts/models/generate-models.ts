@@ -23,7 +23,10 @@ export function resolveSpecs(nameOrAlias: string): AnySpec[] {
   const fam = FAMILY_SPECS.find((s) => s.name === nameOrAlias || s.alias === nameOrAlias);
   if (fam) return [{ kind: 'family', spec: fam }];
   try {
-    return [{ kind: 'llama', spec: findSpec(nameOrAlias) }];
+    const spec = findSpec(nameOrAlias);
+    // an Optimum-style spec brings its GQA sibling along ('tiny' → tiny-random-llama, tiny-random-llama-gqa)
+    const sibling = spec.gqa ? [] : MODEL_SPECS.filter((s) => s.gqa && s.seed === spec.seed && s.name === `${spec.name}-gqa`);
+    return [spec, ...sibling].map((s) => ({ kind: 'llama' as const, spec: s }));
   } catch {
     throw new Error(`unknown model spec "${nameOrAlias}"; known: ${knownSpecs()}`);
   }

@@ -42,8 +42,8 @@ export const GgufType = {
 export type GgufType = (typeof GgufType)[keyof typeof GgufType];
 type GgufItemType = Exclude<GgufType, typeof GgufType.ARRAY>;
 
-/** ggml_type (only the plain float types are written here). */
-export const GgmlType = { F32: 0, F16: 1 } as const;
+/** ggml_type: the plain float types, and the block-quantized Q4_0 and Q8_0 (gguf-quant.ts). */
+export const GgmlType = { F32: 0, F16: 1, Q4_0: 2, Q8_0: 8 } as const;
 export type GgmlType = (typeof GgmlType)[keyof typeof GgmlType];
 
 export type GgufScalar = number | bigint | boolean | string;
@@ -69,7 +69,8 @@ export interface GgufTensorSpec {
   /** ggml order: ne[0] fastest. */
   readonly ne: readonly number[];
   readonly type: GgmlType;
-  readonly data: () => Float32Array | Uint16Array;
+  /** Float32Array (F32), Uint16Array (F16 bits) or the blocks' bytes (Q4_0, Q8_0). */
+  readonly data: () => Float32Array | Uint16Array | Uint8Array;
 }
 
 const SCALAR_BYTES: Partial<Record<GgufType, number>> = {
@@ -86,7 +87,21 @@ const SCALAR_BYTES: Partial<Record<GgufType, number>> = {
   [GgufType.FLOAT64]: 8,
 };
 
-const TYPE_BYTES: Record<GgmlType, number> = { [GgmlType.F32]: 4, [GgmlType.F16]: 2 };
+/** Elements per block and bytes per block of each ggml type (ggml's type traits). */
+const TYPE_BLOCKS: Record<GgmlType, { elements: number; bytes: number }> = {
+  [GgmlType.F32]: { elements: 1, bytes: 4 },
+  [GgmlType.F16]: { elements: 1, bytes: 2 },
+  [GgmlType.Q4_0]: { elements: 32, bytes: 18 }, // f16 d + 16 bytes of nibbles
+  [GgmlType.Q8_0]: { elements: 32, bytes: 34 }, // f16 d + 32 int8
+};
+
+/** Bytes of a tensor of `elements` elements of `type`; quantized rows must be whole blocks. */
+export function ggmlTensorBytes(type: GgmlType, ne: readonly number[], name = 'tensor'): number {
+  const block = TYPE_BLOCKS[type];
+  if (!block) throw new Error(`gguf ${name}: unsupported ggml type ${type}`);
+  if ((ne[0] ?? 1) % block.elements !== 0) throw new Error(`gguf ${name}: ne[0] = ${ne[0]} is not a multiple of the block size ${block.elements}`);
+  return (ne.reduce((a, b) => a * b, 1) / block.elements) * block.bytes;
+}
 
 /** Growable little-endian byte buffer for the header. */
 class ByteWriter {
@@ -253,8 +268,7 @@ export function writeGguf(
   let offset = 0;
   const sizes: number[] = [];
   for (const t of tensors) {
-    const elements = t.ne.reduce((a, b) => a * b, 1);
-    const size = elements * TYPE_BYTES[t.type];
+    const size = ggmlTensorBytes(t.type, t.ne, t.name);
     w.str(t.name);
     w.u32(t.ne.length);
     for (const d of t.ne) w.u64(d);
@@ -281,7 +295,7 @@ export function writeGguf(
       const data = t.data();
       const expected = sizes[i] as number;
       if (data.byteLength !== expected) throw new Error(`gguf tensor ${t.name}: ${data.byteLength} bytes, expected ${expected}`);
-      const wantType = t.type === GgmlType.F32 ? Float32Array : Uint16Array;
+      const wantType = t.type === GgmlType.F32 ? Float32Array : t.type === GgmlType.F16 ? Uint16Array : Uint8Array;
       if (!(data instanceof wantType)) throw new Error(`gguf tensor ${t.name}: data type does not match ggml type`);
       put(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
       const padding = (alignment - (expected % alignment)) % alignment;
@@ -311,8 +325,10 @@ export interface GgufFile {
   readonly tensors: readonly GgufTensorInfo[];
   readonly alignment: number;
   readonly dataOffset: number;
-  /** Reads one f32 tensor's data (f16 converted to f32). */
+  /** Reads one f32 tensor's data (f16 converted to f32; quantized types: see readTensorBytes). */
   readTensor(name: string): Float32Array;
+  /** Reads one tensor's raw bytes (any type; Q4_0 / Q8_0 blocks are decoded by gguf-quant.ts). */
+  readTensorBytes(name: string): Uint8Array;
   close(): void;
 }
 
@@ -400,28 +416,32 @@ export function readGguf(path: string): GgufFile {
     }
     const alignment = Number(metadata.get('general.alignment')?.value ?? GGUF_DEFAULT_ALIGNMENT);
     const dataOffset = Math.ceil(pos / alignment) * alignment;
-    const tensors: GgufTensorInfo[] = raw.map((t) => {
-      const elements = t.ne.reduce((a, b) => a * b, 1);
-      const per = TYPE_BYTES[t.type as GgmlType];
-      if (per === undefined) throw new Error(`gguf: tensor ${t.name} has unsupported ggml type ${t.type}`);
-      return { name: t.name, ne: t.ne, type: t.type, offset: dataOffset + t.rel, bytes: elements * per };
-    });
+    const tensors: GgufTensorInfo[] = raw.map((t) => ({ name: t.name, ne: t.ne, type: t.type, offset: dataOffset + t.rel, bytes: ggmlTensorBytes(t.type as GgmlType, t.ne, t.name) }));
+    const readBytes = (name: string): { info: GgufTensorInfo; buf: Buffer } => {
+      const info = tensors.find((t) => t.name === name);
+      if (!info) throw new Error(`gguf: no tensor ${name}`);
+      const buf = Buffer.alloc(info.bytes);
+      let done = 0;
+      while (done < info.bytes) {
+        const got = readSync(fd, buf, done, info.bytes - done, info.offset + done);
+        if (got === 0) throw new Error(`gguf: tensor ${name} runs past the end of the file`);
+        done += got;
+      }
+      return { info, buf };
+    };
     return {
       version,
       metadata,
       tensors,
       alignment,
       dataOffset,
+      readTensorBytes(name: string): Uint8Array {
+        const { buf } = readBytes(name);
+        return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+      },
       readTensor(name: string): Float32Array {
-        const info = tensors.find((t) => t.name === name);
-        if (!info) throw new Error(`gguf: no tensor ${name}`);
-        const buf = Buffer.alloc(info.bytes);
-        let done = 0;
-        while (done < info.bytes) {
-          const got = readSync(fd, buf, done, info.bytes - done, info.offset + done);
-          if (got === 0) throw new Error(`gguf: tensor ${name} runs past the end of the file`);
-          done += got;
-        }
+        const { info, buf } = readBytes(name);
+        if (info.type !== GgmlType.F32 && info.type !== GgmlType.F16) throw new Error(`gguf: tensor ${name} is block-quantized (type ${info.type}): read it with readTensorBytes`);
         if (info.type === GgmlType.F32) return new Float32Array(buf.buffer, buf.byteOffset, info.bytes / 4).slice();
         const half = new Uint16Array(buf.buffer, buf.byteOffset, info.bytes / 2);
         return Float32Array.from(half, f16ToF32);

@@ -16,7 +16,19 @@ export const UNK_TOKEN = '<|endoftext|>';
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-export function configJson(spec: ModelSpec): string {
+/**
+ * The `transformers.js_config` block of config.json, as the hub's transformers.js exports carry it:
+ * which ONNX files keep their weights in `<file>_data` (a map from file name to chunk count, read
+ * by transformers.js' resolveExternalDataFormat) and the KV cache's dtype per model dtype.
+ */
+export function transformersJsConfig(externalData: readonly string[]) {
+  return {
+    kv_cache_dtype: { q4f16: 'float16', fp16: 'float16' },
+    use_external_data_format: Object.fromEntries(externalData.map((f) => [f, 1])),
+  };
+}
+
+export function configJson(spec: ModelSpec, externalData: readonly string[] = []): string {
   return json({
     architectures: ['LlamaForCausalLM'],
     attention_bias: false,
@@ -44,6 +56,7 @@ export function configJson(spec: ModelSpec): string {
     transformers_version: '4.46.0',
     use_cache: true,
     vocab_size: spec.vocabSize,
+    'transformers.js_config': transformersJsConfig(externalData),
   });
 }
 

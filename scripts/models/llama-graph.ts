@@ -24,17 +24,30 @@
  *   - MLP: down(silu(gate(x)) * up(x)), silu(x) = x * sigmoid(x)
  *   - tied lm_head: Gemm(hidden, embed_tokens, transB = 1) — the embedding is stored once
  *
- * 'q8' variant: every projection matrix (q/k/v/o, gate/up/down) is int8 with one float scale per
- * output channel, restored by DequantizeLinear(axis = 1) before its MatMul; the embedding (and so
- * the tied lm_head), norms and RoPE tables stay float32.
+ * Formats (the hub's file per dtype, all from the same float32 weights; see FORMAT_NOTES):
+ *   fp32   the reference (this file's fp32 path must stay byte-identical: other checks pin it)
+ *   fp16   float16 weights, activations, KV cache and logits. As Hugging Face's LlamaRMSNorm does
+ *          under .half(), each RMSNorm casts to float32 for x², mean, eps and 1/sqrt, and casts back
+ *          before multiplying by its float16 weight; softmax runs in float16. Masked scores are set
+ *          (Where) to -65504, the float16 minimum, instead of adding -1e9 (not finite in float16).
+ *   q4     com.microsoft MatMulNBits (bits 4, block 32, float16-representable float32 scales,
+ *          see quantize-q4.ts) for q/k/v/o and gate/up/down; float32 activations; embedding,
+ *          tied lm_head, norms and RoPE tables float32 (as the hub's MatMul4BitsQuantizer leaves them).
+ *   q4f16  the same nibbles and scales with float16 scales, activations, KV cache and logits;
+ *          embedding / lm_head / RoPE tables float16 (the q4 model converted to float16).
+ *   q8     onnxruntime quantize_dynamic (IntegerOps) as the hub's model_quantized.onnx: per
+ *          projection, DynamicQuantizeLinear(x) → uint8 x, scale, zero point (shared by the
+ *          projections that read the same x), MatMulInteger(x_q, W_int8, x_zp, W_zp) → int32, Cast
+ *          to float32, Mul by x_scale · W_scale[col] (see quantize.ts); embedding float32.
  */
-import { DataType, GraphBuilder, bytesOf } from './onnx-graph.ts';
-import { quantizePerColumn } from './quantize.ts';
+import { FLOAT16_MAX } from './float16.ts';
+import { type WeightFormat, activationInit, activationType, formatLinear, isHalfFormat } from './linear-formats.ts';
+import { DataType, GraphBuilder } from './onnx-graph.ts';
 import type { RopeTables } from './rope.ts';
 import type { ModelSpec } from './specs.ts';
 import type { LlamaWeights } from './weights.ts';
 
-export type WeightFormat = 'fp32' | 'q8';
+export { type WeightFormat, WEIGHT_FORMATS, activationType, isHalfFormat } from './linear-formats.ts';
 
 /** Names of the symbolic dimensions, as in the reference export. */
 export const DIMS = {
@@ -62,7 +75,9 @@ export function modelOutputNames(spec: ModelSpec): string[] {
 export const MASK_VALUE = -1e9;
 
 export function buildLlamaGraph(spec: ModelSpec, weights: LlamaWeights, rope: RopeTables, format: WeightFormat): GraphBuilder {
-  const g = new GraphBuilder(`${spec.name}${format === 'q8' ? '-q8' : ''}`);
+  const g = new GraphBuilder(`${spec.name}${format === 'fp32' ? '' : `-${format}`}`);
+  const half = isHalfFormat(format);
+  const ACT = activationType(format);
   const h = spec.hiddenSize;
   const H = spec.numAttentionHeads;
   const KV = spec.numKeyValueHeads;
@@ -76,45 +91,40 @@ export function buildLlamaGraph(spec: ModelSpec, weights: LlamaWeights, rope: Ro
   const attentionMask = g.input('attention_mask', DataType.INT64, [batch, total]);
   const positionIds = g.input('position_ids', DataType.INT64, [batch, sequence]);
   for (let i = 0; i < spec.numHiddenLayers; i++) {
-    g.input(`past_key_values.${i}.key`, DataType.FLOAT, [batch, KV, past, D]);
-    g.input(`past_key_values.${i}.value`, DataType.FLOAT, [batch, KV, past, D]);
+    g.input(`past_key_values.${i}.key`, ACT, [batch, KV, past, D]);
+    g.input(`past_key_values.${i}.value`, ACT, [batch, KV, past, D]);
   }
 
   // ---- helpers
   const scalarI64 = (v: number) => g.constInt64([v], []);
   const scalarF32 = (v: number) => g.constFloat([v], []);
+  /** A scalar in the activation type. */
+  const scalarAct = (v: number) => (half ? g.constFloat16([v], []) : scalarF32(v));
+  /** A float initializer in the activation type (float16 bits for the half formats). */
+  const actInit = activationInit(g, format);
 
-  const linear = (x: string, w: Float32Array, rows: number, cols: number, hfName: string, node: string): string => {
-    const wName = `${hfName}.T`; // [in, out] = HF weight transposed
-    if (format === 'fp32') {
-      g.floatInit(wName, [rows, cols], w);
-      return g.op('MatMul', [x, wName], `${node}/MatMul`);
-    }
-    const qm = quantizePerColumn(w, rows, cols);
-    g.initializer(`${wName}.int8`, DataType.INT8, [rows, cols], bytesOf(qm.q));
-    g.floatInit(`${wName}.scale`, [cols], qm.scale);
-    g.initializer(`${wName}.zero_point`, DataType.INT8, [cols], new Uint8Array(cols));
-    const deq = g.op('DequantizeLinear', [`${wName}.int8`, `${wName}.scale`, `${wName}.zero_point`], `${node}/DequantizeLinear`, { axis: 1 });
-    return g.op('MatMul', [x, deq], `${node}/MatMul`);
-  };
+  const linear = formatLinear(g, format);
 
   const rmsNorm = (x: string, w: Float32Array, hfName: string, node: string): string => {
-    const wName = g.floatInit(hfName, [h], w);
-    const sq = g.op('Mul', [x, x], `${node}/Pow`);
+    const wName = actInit(hfName, [h], w);
+    // half formats: the statistics in float32, as LlamaRMSNorm computes them under .half()
+    const xf = half ? g.op('Cast', [x], `${node}/CastFloat`, { to: DataType.FLOAT }) : x;
+    const sq = g.op('Mul', [xf, xf], `${node}/Pow`);
     const mean = g.op('ReduceMean', [sq], `${node}/ReduceMean`, { axes: [-1], keepdims: 1 });
     const plusEps = g.op('Add', [mean, scalarF32(spec.rmsNormEps)], `${node}/Add`);
     const rms = g.op('Sqrt', [plusEps], `${node}/Sqrt`);
-    const normed = g.op('Div', [x, rms], `${node}/Div`);
+    const normedF = g.op('Div', [xf, rms], `${node}/Div`);
+    const normed = half ? g.op('Cast', [normedF], `${node}/CastHalf`, { to: DataType.FLOAT16 }) : normedF;
     return g.op('Mul', [normed, wName], `${node}/Mul`);
   };
 
   // ---- embeddings
-  const embedName = g.floatInit('model.embed_tokens.weight', [V, h], weights.embed);
+  const embedName = actInit('model.embed_tokens.weight', [V, h], weights.embed);
   let hidden = g.op('Gather', [embedName, inputIds], '/model/embed_tokens/Gather', { axis: 0 });
 
   // ---- rotary tables, gathered by position_ids → [B, 1, S, D]
-  g.floatInit('model.rotary_emb.cos_table', [spec.maxPositionEmbeddings, D], rope.cos);
-  g.floatInit('model.rotary_emb.sin_table', [spec.maxPositionEmbeddings, D], rope.sin);
+  actInit('model.rotary_emb.cos_table', [spec.maxPositionEmbeddings, D], rope.cos);
+  actInit('model.rotary_emb.sin_table', [spec.maxPositionEmbeddings, D], rope.sin);
   const axis1 = g.constInt64([1]);
   const cosRows = g.op('Gather', ['model.rotary_emb.cos_table', positionIds], '/model/rotary_emb/GatherCos', { axis: 0 });
   const sinRows = g.op('Gather', ['model.rotary_emb.sin_table', positionIds], '/model/rotary_emb/GatherSin', { axis: 0 });
@@ -135,13 +145,16 @@ export function buildLlamaGraph(spec: ModelSpec, weights: LlamaWeights, rope: Ro
   const keep = g.op('Cast', [attentionMask], '/model/mask/CastBool', { to: DataType.BOOL }); // [B, T]
   const keep5 = g.op('Unsqueeze', [keep, g.constInt64([1, 2, 3])], '/model/mask/Unsqueeze'); // [B,1,1,1,T]
   const allowed = g.op('And', [causal, keep5], '/model/mask/And'); // [B,1,1,S,T]
-  const maskBias = g.op('Where', [allowed, scalarF32(0), scalarF32(MASK_VALUE)], '/model/mask/Where');
+  // float32: an additive bias; float16: masked scores are replaced (Where) by the float16 minimum
+  const maskBias = half ? '' : g.op('Where', [allowed, scalarF32(0), scalarF32(MASK_VALUE)], '/model/mask/Where');
+  const applyMask = (scaled: string, node: string): string =>
+    half ? g.op('Where', [allowed, scaled, scalarAct(-FLOAT16_MAX)], node) : g.op('Add', [scaled, maskBias], node);
 
-  const half = D / 2;
+  const halfD = D / 2;
   const rotary = (x: string, node: string): string => {
     const axis3 = g.constInt64([3]);
-    const x1 = g.op('Slice', [x, g.constInt64([0]), g.constInt64([half]), axis3], `${node}/Slice1`);
-    const x2 = g.op('Slice', [x, g.constInt64([half]), g.constInt64([D]), axis3], `${node}/Slice2`);
+    const x1 = g.op('Slice', [x, g.constInt64([0]), g.constInt64([halfD]), axis3], `${node}/Slice1`);
+    const x2 = g.op('Slice', [x, g.constInt64([halfD]), g.constInt64([D]), axis3], `${node}/Slice2`);
     const negX2 = g.op('Neg', [x2], `${node}/Neg`);
     const rotated = g.op('Concat', [negX2, x1], `${node}/Concat`, { axis: 3 });
     const a = g.op('Mul', [x, cos], `${node}/MulCos`);
@@ -154,7 +167,7 @@ export function buildLlamaGraph(spec: ModelSpec, weights: LlamaWeights, rope: Ro
     return g.op('Transpose', [r], `${node}/Transpose`, { perm: [0, 2, 1, 3] }); // [B, heads, S, D]
   };
 
-  const scale = scalarF32(1 / Math.sqrt(D));
+  const scale = scalarAct(1 / Math.sqrt(D));
 
   // ---- decoder layers
   for (let i = 0; i < spec.numHiddenLayers; i++) {
@@ -179,7 +192,7 @@ export function buildLlamaGraph(spec: ModelSpec, weights: LlamaWeights, rope: Ro
     const kT = g.op('Transpose', [k5], `${n}/self_attn/TransposeKey`, { perm: [0, 1, 2, 4, 3] }); // [B,KV,1,D,T]
     const scores = g.op('MatMul', [q5, kT], `${n}/self_attn/QK`); // [B,KV,r,S,T]
     const scaled = g.op('Mul', [scores, scale], `${n}/self_attn/Scale`);
-    const masked = g.op('Add', [scaled, maskBias], `${n}/self_attn/Mask`);
+    const masked = applyMask(scaled, `${n}/self_attn/Mask`);
     const probs = g.op('Softmax', [masked], `${n}/self_attn/Softmax`, { axis: -1 });
     const v5 = g.op('Unsqueeze', [presentValue, g.constInt64([2])], `${n}/self_attn/UnsqueezeValue`); // [B,KV,1,T,D]
     const ctx = g.op('MatMul', [probs, v5], `${n}/self_attn/PV`); // [B,KV,r,S,D]
@@ -207,10 +220,10 @@ export function buildLlamaGraph(spec: ModelSpec, weights: LlamaWeights, rope: Ro
   g.op('Reshape', [flatLogits, logitsShape], '/lm_head/Reshape', undefined, 'logits');
 
   // ---- outputs
-  g.output('logits', DataType.FLOAT, [batch, sequence, V]);
+  g.output('logits', ACT, [batch, sequence, V]);
   for (let i = 0; i < spec.numHiddenLayers; i++) {
-    g.output(`present.${i}.key`, DataType.FLOAT, [batch, KV, total, D]);
-    g.output(`present.${i}.value`, DataType.FLOAT, [batch, KV, total, D]);
+    g.output(`present.${i}.key`, ACT, [batch, KV, total, D]);
+    g.output(`present.${i}.value`, ACT, [batch, KV, total, D]);
   }
   return g;
 }

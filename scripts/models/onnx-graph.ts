@@ -5,6 +5,7 @@
  * Field numbers follow onnx/onnx.proto (IR version 8).
  */
 import { endianness } from 'node:os';
+import { toFloat16Bits } from './float16.ts';
 import { ProtoWriter } from './protobuf.ts';
 
 /** TensorProto.DataType values used here. */
@@ -12,8 +13,10 @@ export const DataType = {
   FLOAT: 1,
   UINT8: 2,
   INT8: 3,
+  INT32: 6,
   INT64: 7,
   BOOL: 9,
+  FLOAT16: 10,
 } as const;
 export type DataType = (typeof DataType)[keyof typeof DataType];
 
@@ -39,6 +42,13 @@ export interface InitializerSpec {
   readonly dims: readonly number[];
   /** Raw little-endian bytes; may be a view of a large typed array (kept by reference). */
   readonly raw: Uint8Array;
+  /** Set by `externalize`: the bytes live in `location` at `offset` instead of raw_data. */
+  external?: { readonly location: string; readonly offset: number };
+}
+
+/** Bytes per element of the data types used here. */
+export function elementBytes(t: DataType): number {
+  return t === DataType.INT64 ? 8 : t === DataType.FLOAT || t === DataType.INT32 ? 4 : t === DataType.FLOAT16 ? 2 : 1;
 }
 
 /** A dimension: a number, or a symbolic name (dim_param). */
@@ -56,7 +66,7 @@ if (endianness() !== 'LE') {
 }
 
 /** Little-endian bytes of a typed array, without copying. */
-export function bytesOf(a: Float32Array | Int8Array | BigInt64Array | Uint8Array): Uint8Array {
+export function bytesOf(a: Float32Array | Int8Array | BigInt64Array | Uint8Array | Uint16Array | Int32Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
@@ -100,7 +110,7 @@ export class GraphBuilder {
   }
 
   initializer(name: string, dataType: DataType, dims: readonly number[], raw: Uint8Array): string {
-    const expected = dims.reduce((a, b) => a * b, 1) * (dataType === DataType.INT64 ? 8 : dataType === DataType.FLOAT ? 4 : 1);
+    const expected = dims.reduce((a, b) => a * b, 1) * elementBytes(dataType);
     if (raw.byteLength !== expected) {
       throw new Error(`initializer ${name}: ${raw.byteLength} bytes for dims [${dims.join(',')}]`);
     }
@@ -134,6 +144,38 @@ export class GraphBuilder {
     return name;
   }
 
+  /** A small float16 constant (deduplicated); values are rounded to float16. */
+  constFloat16(values: readonly number[], dims: readonly number[] = [values.length]): string {
+    const key = `f16:${dims.join('x')}:${values.join(',')}`;
+    const hit = this.constCache.get(key);
+    if (hit) return hit;
+    const name = this.fresh(`const_f16_${this.constCache.size}`);
+    this.initializer(name, DataType.FLOAT16, dims, bytesOf(toFloat16Bits(values)));
+    this.constCache.set(key, name);
+    return name;
+  }
+
+  /**
+   * Moves every initializer of at least `minBytes` into the external data file `location` (a
+   * name relative to the .onnx file, as ONNX's external-data format and transformers.js'
+   * `<file>_data` expect), in order, each at an offset aligned to `align` bytes. Returns the
+   * file's content as chunks (zero padding included), to be written beside the graph.
+   */
+  externalize(location: string, minBytes: number, align = 64): Uint8Array[] {
+    const chunks: Uint8Array[] = [];
+    let offset = 0;
+    for (const t of this.initializers) {
+      if (t.raw.byteLength < minBytes) continue;
+      const pad = (align - (offset % align)) % align;
+      if (pad) chunks.push(new Uint8Array(pad));
+      offset += pad;
+      t.external = { location, offset };
+      chunks.push(t.raw);
+      offset += t.raw.byteLength;
+    }
+    return chunks;
+  }
+
   /**
    * Adds a node and returns its output names. `outputs` may be given explicitly (e.g. graph
    * outputs such as `present.0.key`); otherwise `count` names are derived from `name`.
@@ -147,7 +189,7 @@ export class GraphBuilder {
       if (i !== '' && !this.names.has(i)) throw new Error(`${opts.name}: unknown input ${i}`);
     }
     const outputs = opts.outputs
-      ? opts.outputs.map((o) => this.claim(o))
+      ? opts.outputs.map((o) => (o === '' ? o : this.claim(o))) // '' = an optional output left out
       : Array.from({ length: opts.count ?? 1 }, (_, k) => this.claim(this.fresh(`${opts.name}/output_${k}`)));
     this.nodes.push({ opType, inputs, outputs, name: opts.name, attrs: opts.attrs ?? {}, ...(opts.domain ? { domain: opts.domain } : {}) });
     return outputs;
@@ -219,7 +261,16 @@ function encodeTensor(t: InitializerSpec): ProtoWriter {
   if (t.dims.length > 0) w.packedInts(1, t.dims);
   w.int(2, t.dataType);
   w.string(8, t.name);
-  w.bytes(9, t.raw);
+  if (t.external) {
+    // TensorProto.external_data (13: StringStringEntryProto {key 1, value 2}), data_location (14) = EXTERNAL
+    const entry = (k: string, v: string) => new ProtoWriter().string(1, k).string(2, v);
+    w.message(13, entry('location', t.external.location));
+    w.message(13, entry('offset', String(t.external.offset)));
+    w.message(13, entry('length', String(t.raw.byteLength)));
+    w.int(14, 1);
+  } else {
+    w.bytes(9, t.raw);
+  }
   return w;
 }
 

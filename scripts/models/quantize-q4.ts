@@ -3,18 +3,22 @@
  * (bits 4, block_size 32), the format of the hub's `model_q4.onnx` files.
  *
  * For W [K, N] (row-major, y = x @ W), each output column n and block b of 32 rows:
- *   scale[n, b] = max |W[k, n]| / 7 over the block (float32; 1 when the block is all zero)
+ *   scale[n, b] = f16round(max |W[k, n]| / 7) over the block (1 when the block is all zero)
  *   q[k, n]     = clamp(round(W[k, n] / scale), -8, 7) + 8          (unsigned nibble 0..15)
  * MatMulNBits, with no zero_points input, uses the zero point 8: W' = (q - 8) · scale.
  * B is uint8 [N, K/32, 16]: element k of a block goes to byte k/2, low nibble for even k.
+ *
+ * Every scale is a float16 value (kept in a Float32Array), so the same nibbles and scales are
+ * exactly a float16-scaled MatMulNBits (q4f16) and a GGUF Q4_0 block (float16 d, (q - 8) · d).
  */
+import { f16round } from './float16.ts';
 
 export const Q4_BLOCK = 32;
 
 export interface Q4Matrix {
   /** uint8 [N, K / 32, 16] */
   readonly packed: Uint8Array;
-  /** float32 [N · K / 32] */
+  /** float32 [N · K / 32], each exactly representable in float16 */
   readonly scales: Float32Array;
   readonly k: number;
   readonly n: number;
@@ -30,7 +34,9 @@ export function quantizeQ4(w: Float32Array, k: number, n: number): Q4Matrix {
     for (let b = 0; b < blocks; b++) {
       let absMax = 0;
       for (let r = 0; r < Q4_BLOCK; r++) absMax = Math.max(absMax, Math.abs(w[(b * Q4_BLOCK + r) * n + col] as number));
-      const s = absMax > 0 ? Math.fround(absMax / 7) : 1;
+      const r16 = f16round(absMax / 7);
+      // a block too small for float16 (never in practice) falls back to the smallest subnormal
+      const s = absMax > 0 ? (r16 > 0 ? r16 : 2 ** -24) : 1;
       scales[col * blocks + b] = s;
       const base = (col * blocks + b) * (Q4_BLOCK / 2);
       for (let r = 0; r < Q4_BLOCK; r++) {

@@ -1,15 +1,26 @@
 /**
- * Weight-only symmetric int8 quantization with one scale per output channel.
+ * Weight quantization of the hub's `model_quantized.onnx` (dtype 'q8'): onnxruntime's
+ * `quantize_dynamic` as transformers.js' scripts/quantize.py calls it for a model without Conv
+ * layers — int8 weights, symmetric (zero point 0), per channel (one scale per output column of
+ * W [in, out]), reduce_range (7-bit: |q| ≤ 64). The activations are quantized at run time by
+ * DynamicQuantizeLinear (uint8, asymmetric) and multiplied with MatMulInteger (see llama-graph.ts).
  *
- * For W [in, out] (row-major, y = x @ W): scale[j] = max_i |W[i, j]| / 127 (float32),
- * q[i, j] = clamp(round(W[i, j] / scale[j]), -127, 127). The graph restores
- * W' = q * scale through DequantizeLinear(axis = 1) and multiplies in float32.
+ *   scale[j] = f16round(max_i |W[i, j]| / 64)            (1 when the column is all zero)
+ *   q[i, j]  = clamp(round(W[i, j] / scale[j]), -64, 64)
+ *
+ * One deviation, on purpose: the scale is rounded to a float16 value (stored as float32), so the
+ * same int8 values and scales are exactly a GGUF Q8_0 tensor (blocks of 32 along the input axis,
+ * each with this column's float16 scale) for the llama.cpp peer: both dequantize to q · scale.
  */
+import { f16round } from './float16.ts';
+
+/** The reduced (7-bit) symmetric int8 range of quantize_dynamic(reduce_range = True). */
+export const Q8_MAX = 64;
 
 export interface QuantizedMatrix {
   /** int8 [rows, cols] */
   readonly q: Int8Array;
-  /** float32 [cols] */
+  /** float32 [cols], every value exactly representable in float16 */
   readonly scale: Float32Array;
   readonly rows: number;
   readonly cols: number;
@@ -26,24 +37,22 @@ export function quantizePerColumn(w: Float32Array, rows: number, cols: number): 
     }
   }
   const scale = new Float32Array(cols);
-  const inv = new Float64Array(cols);
   for (let j = 0; j < cols; j++) {
-    const s = Math.fround((absMax[j] as number) / 127);
+    const s = f16round((absMax[j] as number) / Q8_MAX);
     scale[j] = s > 0 ? s : 1;
-    inv[j] = 1 / (scale[j] as number);
   }
   const q = new Int8Array(rows * cols);
   for (let i = 0; i < rows; i++) {
     const off = i * cols;
     for (let j = 0; j < cols; j++) {
-      const v = Math.round((w[off + j] as number) * (inv[j] as number));
-      q[off + j] = v > 127 ? 127 : v < -127 ? -127 : v;
+      const v = Math.round((w[off + j] as number) / (scale[j] as number));
+      q[off + j] = v > Q8_MAX ? Q8_MAX : v < -Q8_MAX ? -Q8_MAX : v;
     }
   }
   return { q, scale, rows, cols };
 }
 
-/** q * scale as float32 [rows, cols] — what DequantizeLinear computes. */
+/** q * scale as float32 [rows, cols]: the weights MatMulInteger · scale multiplies by. */
 export function dequantize(m: QuantizedMatrix): Float32Array {
   const out = new Float32Array(m.rows * m.cols);
   for (let i = 0; i < m.rows; i++) {

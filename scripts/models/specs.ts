@@ -22,8 +22,21 @@ export interface ModelSpec {
   readonly ropeTheta: number;
   readonly rmsNormEps: number;
   readonly init: WeightInit;
-  /** Also write onnx/model_quantized.onnx (int8 weight-only, loaded by transformers.js as dtype 'q8'). */
+  /**
+   * Also write the hub's other dtypes beside onnx/model.onnx: model_fp16, model_q4, model_q4f16
+   * and model_quantized (q8), see write-model.ts.
+   */
   readonly q8: boolean;
+  /**
+   * The onnxruntime-genai-builder-style sibling (gqa-graph.ts) of a spec: same weights, tokenizer
+   * and config, written to `<name>-gqa`. Set only by `gqaSpec`.
+   */
+  readonly gqa?: boolean;
+}
+
+/** The GQA-export sibling of a Llama spec: `<name>-gqa`, alias `<alias>-gqa`, the same seed (so the same weights). */
+export function gqaSpec(spec: ModelSpec): ModelSpec {
+  return { ...spec, name: `${spec.name}-gqa`, alias: `${spec.alias}-gqa`, gqa: true };
 }
 
 /**
@@ -79,14 +92,19 @@ export const SMOLLM2_135M_RANDOM: ModelSpec = {
   q8: true,
 };
 
-/** All specs, in generation order. */
-export const MODEL_SPECS: readonly ModelSpec[] = [TINY_RANDOM_LLAMA, SMOLLM2_135M_RANDOM];
+/** The Optimum-style specs. */
+export const BASE_MODEL_SPECS: readonly ModelSpec[] = [TINY_RANDOM_LLAMA, SMOLLM2_135M_RANDOM];
+
+/** All specs, in generation order: each Optimum-style spec followed by its GQA sibling. */
+export const MODEL_SPECS: readonly ModelSpec[] = BASE_MODEL_SPECS.flatMap((s) => [s, gqaSpec(s)]);
 
 /** Spec names, e.g. for `from_pretrained`. */
 export const TINY_MODEL_NAME = TINY_RANDOM_LLAMA.name;
 export const SMOL_MODEL_NAME = SMOLLM2_135M_RANDOM.name;
+export const TINY_GQA_MODEL_NAME = `${TINY_RANDOM_LLAMA.name}-gqa`;
+export const SMOL_GQA_MODEL_NAME = `${SMOLLM2_135M_RANDOM.name}-gqa`;
 
-/** Looks a spec up by name or alias ('tiny' | 'smol'); throws on unknown names. */
+/** Looks a spec up by name or alias ('tiny' | 'smol' | 'tiny-gqa' | 'smol-gqa'); throws on unknown names. */
 export function findSpec(nameOrAlias: string): ModelSpec {
   const spec = MODEL_SPECS.find((s) => s.name === nameOrAlias || s.alias === nameOrAlias);
   if (!spec) {

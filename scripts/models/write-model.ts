@@ -3,35 +3,77 @@
  * stamp that lets later runs skip an up-to-date model:
  *
  *   <outDir>/<name>/config.json, generation_config.json, tokenizer.json, tokenizer_config.json,
- *                   special_tokens_map.json, onnx/model.onnx [, onnx/model_quantized.onnx],
+ *                   special_tokens_map.json,
+ *                   onnx/model.onnx                 fp32, the reference
+ *                   onnx/model_fp16.onnx (+ onnx/model_fp16.onnx_data: its weights, external data)
+ *                   onnx/model_q4.onnx, onnx/model_q4f16.onnx, onnx/model_quantized.onnx (q8)
  *                   gguf/model-f32.gguf (the same weights for llama.cpp, see gguf-llama.ts),
  *                   .generator.json
+ *   <outDir>/<name>-gqa/  the same weights as an onnxruntime-genai-builder-style export
+ *                   (gqa-graph.ts): onnx/model.onnx, model_fp16.onnx (+ _data), model_q4.onnx,
+ *                   model_q4f16.onnx; no q8, no GGUF.
+ *
+ * Formats per file are described in linear-formats.ts / llama-graph.ts / gqa-graph.ts.
  *
  * Files are first written to a temporary sibling directory which then replaces the old one, so
  * concurrent readers (or two generators racing, e.g. parallel test workers) never see a
  * half-written model.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GGUF_F32_FILE, writeLlamaGguf } from './gguf-llama.ts';
+import { GGUF_QUANT_FILES, writeQuantGguf } from './gguf-quant.ts';
 import { configJson, generationConfigJson, specialTokensMapJson, tokenizerConfigJson } from './hf-files.ts';
-import { ONNX_META, buildLlamaGraph, type WeightFormat } from './llama-graph.ts';
+import { GQA_FORMATS, GQA_OPSETS, type GqaFormat, buildGqaGraph } from './gqa-graph.ts';
+import { WEIGHT_FORMATS, type WeightFormat, formatOpsets } from './linear-formats.ts';
+import { ONNX_META, buildLlamaGraph } from './llama-graph.ts';
 import { ropeTables } from './rope.ts';
 import { type ModelSpec, specHash, validateSpec } from './specs.ts';
 import { buildBpeModel, tokenizerJson } from './tokenizer.ts';
 import { generateWeights } from './weights.ts';
 
 /** Bump when the output format changes in a way the source hash would not capture. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 export const STAMP_FILE = '.generator.json';
 
 /** Relative paths of the ONNX files. */
 export const ONNX_FILES: Record<WeightFormat, string> = {
   fp32: 'onnx/model.onnx',
+  fp16: 'onnx/model_fp16.onnx',
+  q4: 'onnx/model_q4.onnx',
+  q4f16: 'onnx/model_q4f16.onnx',
   q8: 'onnx/model_quantized.onnx',
 };
+
+/** Formats whose weights go to external data (`<file>_data`), declared in config.json. */
+export const EXTERNAL_DATA_FORMATS: readonly WeightFormat[] = ['fp16'];
+/** Initializers at least this large go to the external data file; small constants stay inline. */
+export const EXTERNAL_DATA_MIN_BYTES = 1024;
+
+/** `onnx/model_fp16.onnx_data` for 'fp16': the file transformers.js fetches beside the graph. */
+export function externalDataFile(format: WeightFormat): string | undefined {
+  return EXTERNAL_DATA_FORMATS.includes(format) ? `${ONNX_FILES[format]}_data` : undefined;
+}
+
+/** The formats written for a spec: every hub dtype for an Optimum-style spec, GQA_FORMATS for a GQA sibling. */
+export function specFormats(spec: ModelSpec): readonly WeightFormat[] {
+  if (spec.gqa) return GQA_FORMATS;
+  return spec.q8 ? WEIGHT_FORMATS : ['fp32'];
+}
 
 export interface FileRecord {
   readonly bytes: number;
@@ -157,7 +199,9 @@ export function writeModel(spec: ModelSpec, outDir: string, opts: WriteOptions =
       files[rel] = { bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
     };
 
-    writeText('config.json', configJson(spec));
+    const formats = specFormats(spec);
+    const external = formats.filter((f) => EXTERNAL_DATA_FORMATS.includes(f)).map((f) => ONNX_FILES[f].slice('onnx/'.length));
+    writeText('config.json', configJson(spec, external));
     writeText('generation_config.json', generationConfigJson());
     writeText('tokenizer_config.json', tokenizerConfigJson(spec));
     writeText('special_tokens_map.json', specialTokensMapJson());
@@ -169,12 +213,22 @@ export function writeModel(spec: ModelSpec, outDir: string, opts: WriteOptions =
     const rope = ropeTables(spec);
     lap('weights');
 
-    const formats: WeightFormat[] = spec.q8 ? ['fp32', 'q8'] : ['fp32'];
     for (const format of formats) {
       const rel = ONNX_FILES[format];
-      const proto = buildLlamaGraph(spec, weights, rope, format).toModelProto({
+      const graph = spec.gqa ? buildGqaGraph(spec, weights, rope, format as GqaFormat) : buildLlamaGraph(spec, weights, rope, format);
+      const dataRel = externalDataFile(format);
+      if (dataRel) {
+        const location = dataRel.slice('onnx/'.length);
+        const chunks = graph.externalize(location, EXTERNAL_DATA_MIN_BYTES);
+        const hash = createHash('sha256');
+        const bytes = writeChunks(join(tmp, dataRel), chunks, hash);
+        files[dataRel] = { bytes, sha256: hash.digest('hex') };
+        lap(`${dataRel} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+      }
+      const proto = graph.toModelProto({
         ...ONNX_META,
         docString: `Random-weight ${spec.name} (${format}) generated by scripts/models; for tests only.`,
+        ...(spec.gqa ? { extraOpsets: GQA_OPSETS } : formatOpsets(format).length ? { extraOpsets: formatOpsets(format) } : {}),
       });
       const hash = createHash('sha256');
       const bytes = proto.writeToFile(join(tmp, rel), hash);
@@ -183,12 +237,20 @@ export function writeModel(spec: ModelSpec, outDir: string, opts: WriteOptions =
       lap(`${rel} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
     }
 
-    {
+    if (!spec.gqa) {
       mkdirSync(join(tmp, dirname(GGUF_F32_FILE)), { recursive: true });
       const hash = createHash('sha256');
       const bytes = writeLlamaGguf(join(tmp, GGUF_F32_FILE), spec, weights, bpe, hash);
       files[GGUF_F32_FILE] = { bytes, sha256: hash.digest('hex') };
       lap(`${GGUF_F32_FILE} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+    }
+    // the same projections as the ONNX q4 and q8 files, for the llama.cpp peer (gguf-quant.ts)
+    for (const quant of spec.gqa ? [] : (['q4_0', 'q8_0'] as const)) {
+      const rel = GGUF_QUANT_FILES[quant];
+      const hash = createHash('sha256');
+      const bytes = writeQuantGguf(join(tmp, rel), spec, weights, bpe, quant, hash);
+      files[rel] = { bytes, sha256: hash.digest('hex') };
+      lap(`${rel} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
     }
 
     const stamp: Stamp = { ...stampHeader(spec), files };
@@ -198,6 +260,23 @@ export function writeModel(spec: ModelSpec, outDir: string, opts: WriteOptions =
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** Writes `chunks` to `path` in order, feeding `hash`; returns the bytes written. */
+function writeChunks(path: string, chunks: readonly Uint8Array[], hash: ReturnType<typeof createHash>): number {
+  const fd = openSync(path, 'w');
+  let written = 0;
+  try {
+    for (const chunk of chunks) {
+      let off = 0;
+      while (off < chunk.length) off += writeSync(fd, chunk, off, Math.min(chunk.length - off, 1 << 28));
+      hash.update(chunk);
+      written += chunk.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return written;
 }
 
 /** Moves `tmp` to `dir`, replacing an old `dir`; tolerates a concurrent generator winning the race. */

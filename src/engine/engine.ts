@@ -14,8 +14,21 @@ import { complete } from './chat.ts';
 import { refuseFarPastContext } from './context-bound.ts';
 import { ConversationCache } from './conversation-cache.ts';
 import { decide } from './decide.ts';
-import type { LanguageModel } from './language-model.ts';
-import { chooseDtype, DTYPE_FILES, loadLanguageModel, resolveDevice, type ModelSource } from './load-model.ts';
+import type { Dtype, LanguageModel } from './language-model.ts';
+import { httpSource, type CheckedModelSource } from './http-source.ts';
+import { deviceMayFallBack, loadFailure, loadFailureReason, originOf, statusFailure } from './load-failure.ts';
+import {
+  chooseDtype,
+  DTYPE_FILES,
+  exporterDtype,
+  loadLanguageModel,
+  offeredDtypes,
+  resolveDevice,
+  withInstead,
+  workingDtypes,
+  type ModelSource,
+  type ResolvedDevice,
+} from './load-model.ts';
 import { modelVersion } from './model-version.ts';
 import { PassGate } from './pass-gate.ts';
 import { PriorCache } from './prior-cache.ts';
@@ -109,19 +122,32 @@ export class Engine implements EngineApi {
 
   async #loadOn(options: LoadOptions, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
     applyRuntimeConfig({ ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}) }, options.host);
-    const source = this.#config.source?.(options) ?? httpSource(options, this.#config.runtime.modelCache ? MODEL_CACHE : null);
+    const source: ModelSource & Partial<CheckedModelSource> =
+      this.#config.source?.(options) ?? httpSource(options, { cacheName: this.#config.runtime.modelCache ? MODEL_CACHE : null });
+    // First reach the model at all: a host that cannot be reached, refuses CORS or lacks the
+    // model fails here, naming that, before any format is chosen or device tried.
+    const config = (await source.check?.()) ?? null;
+    const refusedBefore = this.#config.runtime.modelCache?.refused.length ?? 0;
     let resolved = await resolveDevice(options.device, this.#config.isNode ?? false);
     let lm: LanguageModel;
     try {
-      const dtype = await chooseDtype(options.dtype, resolved.device, resolved.shaderF16, source);
-      lm = await loadLanguageModel(options.model, resolved.device, dtype, onEvent);
+      try {
+        lm = await this.#loadWith(options, resolved, source, config, onEvent);
+      } catch (e) {
+        // WebGPU was only preferred (`auto`): a fault of the device falls back to wasm rather than
+        // fail; a fault of the files or their host would meet wasm the same, and is reported.
+        if (resolved.device !== 'webgpu' || options.device === 'webgpu' || !deviceMayFallBack(e) || this.#corruptSince(refusedBefore, options)) throw e;
+        onEvent({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: (e as Error).message });
+        resolved = { device: 'wasm', shaderF16: false, adapter: null };
+        lm = await this.#loadWith(options, resolved, source, config, onEvent);
+      }
     } catch (e) {
-      if (resolved.device !== 'webgpu' || options.device === 'webgpu') throw e;
-      // WebGPU was only preferred (`auto`): fall back to wasm rather than fail.
-      onEvent({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: (e as Error).message });
-      resolved = { device: 'wasm', shaderF16: false, adapter: null };
-      const dtype = await chooseDtype(options.dtype, 'wasm', false, source);
-      lm = await loadLanguageModel(options.model, 'wasm', dtype, onEvent);
+      throw this.#corruptSince(refusedBefore, options) ?? e;
+    }
+    const corrupt = this.#corruptSince(refusedBefore, options);
+    if (corrupt) {
+      await lm.dispose();
+      throw corrupt;
     }
     const old = this.#lm;
     this.#lm = lm;
@@ -143,6 +169,59 @@ export class Engine implements EngineApi {
     };
     if (lm.device === 'webgpu') await this.#watchDevice();
     return lm;
+  }
+
+  /** Chooses the format and loads it on one device; every failure names its cause (load-failure.ts). */
+  async #loadWith(options: LoadOptions, resolved: ResolvedDevice, source: ModelSource & Partial<CheckedModelSource>, config: unknown, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
+    const { device, shaderF16 } = resolved;
+    let dtype: Dtype;
+    try {
+      dtype = await chooseDtype(options.dtype, device, shaderF16, source, exporterDtype(config));
+    } catch (e) {
+      throw await this.#dtypeFailure(e, options, source);
+    }
+    if (options.dtype !== 'auto' && source.missing) {
+      // A format asked for by name: its graph and external data must be there.
+      const missing = await source.missing(DTYPE_FILES[dtype]);
+      if (missing.length > 0) {
+        const offered = await offeredDtypes(source);
+        throw statusFailure(`${source.base}${missing[0]}`, 404, { model: options.model, base: source.base ?? '', dtype, device, offered });
+      }
+    }
+    try {
+      return await loadLanguageModel(options.model, device, dtype, onEvent, { shaderF16 });
+    } catch (e) {
+      if (loadFailureReason(e) !== 'unsupported_format' || (e as JevError).details?.['instead']) throw e;
+      // Name a format that would work, now that one is needed (looking costs a request per format).
+      const instead = workingDtypes(device, shaderF16, await offeredDtypes(source), [dtype])[0];
+      if (!instead) throw e;
+      throw withInstead(e as JevError, instead);
+    }
+  }
+
+  /** A download of this load that did not match the SHA-256 its host states (the integrity cache refused to store it). */
+  #corruptSince(before: number, options: LoadOptions): JevError | null {
+    const refused = this.#config.runtime.modelCache?.refused.slice(before)[0];
+    if (!refused) return null;
+    return loadFailure(
+      `The download of ${refused.key} is corrupt: its SHA-256 is ${refused.sha256}, ${originOf(refused.key)} states ${refused.stated}. Nothing of it was stored; load again to fetch it anew, and if this persists the host serves a damaged file.`,
+      { reason: 'file_corrupt', host: originOf(refused.key), url: refused.key, model: options.model },
+    );
+  }
+
+  /** chooseDtype's refusals, with the reason its words stand for. */
+  async #dtypeFailure(e: unknown, options: LoadOptions, source: ModelSource & Partial<CheckedModelSource>): Promise<unknown> {
+    if (!JevError.is(e) || e.code !== 'model_load_failed' || loadFailureReason(e) || e.details?.['reason']) return e;
+    if (e.param !== 'model') return e;
+    // "None of the files": where a host did not answer, that is the cause, not the model.
+    const unanswered = await source.unanswered?.();
+    if (unanswered) return unanswered;
+    const looked = Object.values(DTYPE_FILES).map((f) => `onnx/${f}`);
+    return loadFailure(`${e.message.replace(/\.$/, '')} at ${source.base ?? 'its host'}: none of ${looked.join(', ')} is there (with the external data its config.json declares).`, {
+      reason: 'no_model_files',
+      model: options.model,
+      ...(source.base ? { host: originOf(source.base) } : {}),
+    });
   }
 
   async status(): Promise<EngineStatus> {
@@ -267,21 +346,6 @@ export class Engine implements EngineApi {
     if (!this.#lm) throw new JevError('engine_unavailable', 'No model is loaded: call load() first.', { param: null });
     return this.#lm;
   }
-}
-
-/** Asks the host whether the model offers a file; a file already in the model cache counts (offline). */
-function httpSource(options: LoadOptions, cacheName: string | null): ModelSource {
-  const base = `${options.host.replace(/\/$/, '')}/${options.model}/resolve/main/onnx/`;
-  return {
-    async has(file) {
-      if (cacheName && typeof caches !== 'undefined') {
-        const cached = await caches.open(cacheName).then((c) => c.match(base + file)).catch(() => undefined);
-        if (cached) return true;
-      }
-      const res = await fetch(base + file, { method: 'HEAD' }).catch(() => null);
-      return !!res?.ok;
-    },
-  };
 }
 
 export { DTYPE_FILES };

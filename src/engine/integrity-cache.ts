@@ -17,6 +17,12 @@ export interface IntegrityEvent {
 export class IntegrityCache {
   /** Entries found damaged (and dropped) since this cache was made: observable by tests and the UI. */
   readonly dropped: IntegrityEvent[] = [];
+  /**
+   * Downloads refused because they do not match the SHA-256 the host states. transformers.js only
+   * logs a failed cache write and goes on with the bytes it read, so the engine looks here after a
+   * load and refuses a model whose download was corrupt (load-failure.ts `file_corrupt`).
+   */
+  readonly refused: { key: string; sha256: string; stated: string }[] = [];
 
   constructor(private readonly name: string = MODEL_CACHE) {}
 
@@ -47,6 +53,7 @@ export class IntegrityCache {
     const sha = await sha256(body);
     const stated = statedSha256(response.headers);
     if (stated && stated !== sha) {
+      this.refused.push({ key, sha256: sha, stated });
       throw new Error(`The download of ${key} is corrupt: its SHA-256 is ${sha}, the host states ${stated}.`);
     }
     const headers = new Headers(response.headers);

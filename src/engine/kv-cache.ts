@@ -1,4 +1,5 @@
 import { Tensor } from '@huggingface/transformers';
+import { emptyLike, float16Array, type ElementArray } from './float16.ts';
 import type { TensorLedger } from './tensor-ledger.ts';
 
 /**
@@ -37,12 +38,13 @@ export class KvCache {
         for (const made of Object.values(out)) made.dispose();
         return null;
       }
-      // [batch, heads, seq, dim] → keep seq < length.
+      // [batch, heads, seq, dim] → keep seq < length. The elements are copied as they are stored
+      // (float32 values, or float16 in a Float16Array or as Uint16Array bits), never converted.
       const [b, h, seq, d] = t.dims as [number, number, number, number];
-      const src = t.data as Float32Array;
-      const dst = new (src.constructor as Float32ArrayConstructor)(b * h * length * d);
-      for (let row = 0; row < b * h; row++) dst.set(src.subarray(row * seq * d, row * seq * d + length * d), row * length * d);
-      out[name] = new Tensor(t.type as 'float32', dst, [b, h, length, d]);
+      const src = t.data as ElementArray;
+      const dst = emptyLike(src, b * h * length * d);
+      for (let row = 0; row < b * h; row++) dst.set(src.subarray(row * seq * d, row * seq * d + length * d) as never, row * length * d);
+      out[name] = new Tensor(t.type as 'float32', dst as never, [b, h, length, d]);
     }
     return new KvCache(out, length, this.ledger);
   }
@@ -68,7 +70,19 @@ export function emptyCache(inputs: readonly KvInput[], ledger?: TensorLedger): K
   for (const input of inputs) {
     // Batch is 1; every other symbolic dimension is the (empty) past length.
     const dims = input.dims.map((d, i) => (i === 0 ? 1 : (d ?? 0)));
-    tensors[input.name] = new Tensor(input.type as 'float32', new Float32Array(0), dims);
+    tensors[input.name] = new Tensor(input.type as 'float32', emptyData(input.type) as never, dims);
   }
   return new KvCache(tensors, 0, ledger);
+}
+
+/** Zero elements of a cache input's type: onnxruntime refuses a float16 tensor over a Float32Array. */
+function emptyData(type: string): Float32Array | Uint16Array | ArrayLike<number> {
+  switch (type) {
+    case 'float32':
+      return new Float32Array(0);
+    case 'float16':
+      return float16Array(0);
+    default:
+      throw new Error(`past key/value inputs of type ${type} are not supported (float32 or float16)`);
+  }
 }

@@ -1,4 +1,5 @@
 import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { emptyLike, floatsOf, type ElementArray } from './float16.ts';
 import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
 import { logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from './tensor-ledger.ts';
@@ -37,6 +38,12 @@ export class LanguageModel {
   readonly ledger = new TensorLedger();
   /** Set by the engine that serves this model. */
   passHooks: PassHooks | null = null;
+  /**
+   * The most tokens one pass may feed; longer inputs are fed in passes of at most this many
+   * (exactly the same result: each pass continues the cache of the one before). Null: no limit.
+   * Set at load where the backend computes a long pass wrongly (see `passLimitCheck` in load-model.ts).
+   */
+  maxPassTokens: number | null = null;
 
   constructor(
     readonly id: string,
@@ -49,13 +56,14 @@ export class LanguageModel {
     const session = sessions['model'] ?? sessions['decoder_model_merged'];
     if (!session) throw new Error(`model ${id} has no decoder session`);
     const meta = session.inputMetadata ?? [];
+    const kvFallback = kvCacheType(model.config, dtype);
     this.kvInputs = session.inputNames
       .filter((n) => n.startsWith('past_key_values.'))
       .map((name) => {
         const m = meta.find((x) => x.name === name);
         return {
           name,
-          type: m?.type ?? 'float32',
+          type: m?.type ?? kvFallback,
           dims: (m?.shape ?? [null, null, null, null]).map((d) => (typeof d === 'number' ? d : null)),
         };
       });
@@ -79,6 +87,54 @@ export class LanguageModel {
   async forward(ids: readonly number[], past: KvCache, keep = 0): Promise<{ logits: Tensor; cache: KvCache }> {
     if (ids.length === 0) throw new Error('forward: no tokens');
     if (past.disposed) throw new Error('forward: cache already disposed');
+    const max = this.maxPassTokens;
+    if (max === null || ids.length <= max) return this.#pass(ids, past, keep);
+    // In passes of at most `max` tokens. The rows asked for may span passes: then every pass
+    // keeps all its rows and they are joined; else only the last pass's rows are kept.
+    const lastLength = ids.length - max * Math.floor((ids.length - 1) / max);
+    const spanning = keep === 0 || keep > lastLength;
+    const pieces: Tensor[] = [];
+    let cache = past;
+    let failed = false;
+    try {
+      for (let start = 0; start < ids.length; start += max) {
+        const end = Math.min(ids.length, start + max);
+        const last = end === ids.length;
+        const pass = await this.#pass(ids.slice(start, end), cache, spanning ? 0 : last ? keep : 1);
+        if (cache !== past) cache.dispose();
+        cache = pass.cache;
+        if (spanning || last) pieces.push(pass.logits);
+        else pass.logits.dispose();
+      }
+      const logits = pieces.length === 1 ? pieces[0]! : this.#joinRows(pieces, keep);
+      return { logits, cache };
+    } catch (e) {
+      failed = true;
+      if (cache !== past) cache.dispose();
+      throw e;
+    } finally {
+      if (failed || pieces.length > 1) for (const t of pieces) t.dispose();
+    }
+  }
+
+  /** The rows of several [1, n_i, vocab] logits tensors as one [1, rows, vocab] tensor (the last `keep` rows, or all when 0). */
+  #joinRows(pieces: readonly Tensor[], keep: number): Tensor {
+    const vocab = pieces[0]!.dims.at(-1)!;
+    const total = pieces.reduce((n, t) => n + t.dims.at(-2)!, 0);
+    const rows = keep === 0 ? total : Math.min(keep, total);
+    const skip = total - rows;
+    // The same array type as the pieces (Float32Array, Float16Array or Uint16Array bits): copied, never converted.
+    const data = emptyLike(pieces[0]!.data, rows * vocab);
+    let row = 0;
+    for (const t of pieces) {
+      const n = t.dims.at(-2)!;
+      const src = t.data as ElementArray;
+      for (let r = 0; r < n; r++, row++) if (row >= skip) data.set(src.subarray(r * vocab, (r + 1) * vocab) as never, (row - skip) * vocab);
+    }
+    return this.ledger.track(new Tensor(pieces[0]!.type as 'float32', data as never, [1, rows, vocab]));
+  }
+
+  async #pass(ids: readonly number[], past: KvCache, keep: number): Promise<{ logits: Tensor; cache: KvCache }> {
     const n = ids.length;
     const total = past.length + n;
     const inputs: Record<string, Tensor> = {
@@ -123,30 +179,28 @@ export class LanguageModel {
     return { logits, cache: new KvCache(present, total, this.ledger) };
   }
 
-  /** Reads the log-probabilities at row `position` of a [1, n, vocab] logits tensor. */
-  static logProbsAt(logits: Tensor, position: number): Float64Array {
+  /** The logits at row `position` of a [1, n, vocab] logits tensor, as numbers (float32, or float16 of either array type). */
+  static logitsAt(logits: Tensor, position: number): ArrayLike<number> {
     const dims = logits.dims;
     const vocab = dims[dims.length - 1]!;
     const rows = dims[dims.length - 2]!;
     const pos = position < 0 ? rows + position : position;
     if (pos < 0 || pos >= rows) throw new Error(`logits row ${position} out of range (${rows})`);
-    const data = logits.data as Float32Array;
-    return logSoftmax(data, pos * vocab, vocab);
+    return floatsOf(logits, pos * vocab, vocab);
+  }
+
+  /** Reads the log-probabilities at row `position` of a [1, n, vocab] logits tensor. */
+  static logProbsAt(logits: Tensor, position: number): Float64Array {
+    return logSoftmax(LanguageModel.logitsAt(logits, position));
   }
 
   /** The index of the largest logit at row `position` (the first one on ties, as `argmax` of the log-probabilities). */
   static argmaxAt(logits: Tensor, position: number): number {
-    const dims = logits.dims;
-    const vocab = dims[dims.length - 1]!;
-    const rows = dims[dims.length - 2]!;
-    const pos = position < 0 ? rows + position : position;
-    if (pos < 0 || pos >= rows) throw new Error(`logits row ${position} out of range (${rows})`);
-    const data = logits.data as Float32Array;
-    const start = pos * vocab;
+    const row = LanguageModel.logitsAt(logits, position);
     let best = 0;
-    let max = data[start]!;
-    for (let i = 1; i < vocab; i++) {
-      const v = data[start + i]!;
+    let max = row[0]!;
+    for (let i = 1; i < row.length; i++) {
+      const v = row[i]!;
       if (v > max) {
         max = v;
         best = i;
@@ -162,6 +216,19 @@ export class LanguageModel {
   async dispose(): Promise<void> {
     await this.model.dispose();
   }
+}
+
+/**
+ * The KV cache's element type where the session does not declare its inputs' types: the
+ * config's `transformers.js_config.kv_cache_dtype[dtype]` (hub exports set it for fp16 and
+ * q4f16), else float16 for the float16 formats and float32 for the others.
+ */
+export function kvCacheType(config: unknown, dtype: Dtype): 'float32' | 'float16' {
+  const block = (config as Record<string, unknown> | null)?.['transformers.js_config'] as Record<string, unknown> | undefined;
+  const declared = block?.['kv_cache_dtype'];
+  const named = typeof declared === 'string' ? declared : (declared as Record<string, unknown> | undefined)?.[dtype];
+  if (named === 'float16' || named === 'float32') return named;
+  return dtype === 'fp16' || dtype === 'q4f16' ? 'float16' : 'float32';
 }
 
 function positiveInt(x: unknown): number | undefined {

@@ -11,7 +11,10 @@ interface CacheStatusProps {
   loaded: boolean;
 }
 
-/** What this browser stores of a model, and a way to free the space. */
+/**
+ * What this browser stores of a model, and a way to free the space: every file under the model's
+ * folder, external data (`onnx/<graph>_data`, `_data_1`, …) included, each with its size.
+ */
 export function CacheStatus({ host, model, refreshKey, loaded }: CacheStatusProps) {
   const [report, setReport] = useState<CacheReport | null>(null);
   const [total, setTotal] = useState<{ entries: number; bytes: number } | null>(null);
@@ -70,7 +73,7 @@ export function CacheStatus({ host, model, refreshKey, loaded }: CacheStatusProp
           <summary>Stored files</summary>
           <ul class="plain-list">
             {files.map((f) => (
-              <li key={f.url}>
+              <li key={f.url} data-testid="cached-file" data-file={f.file} data-bytes={String(f.bytes)}>
                 <span class="file-name">{f.file}</span> <span class="muted">{formatBytes(f.bytes)}</span>
               </li>
             ))}

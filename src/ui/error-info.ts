@@ -5,6 +5,8 @@ export interface ErrorInfo {
   param: string | null;
   code: string | null;
   status: number | null;
+  /** Why a model did not load (`details.reason`: host_unreachable, cors_refused, …), or null. */
+  reason: string | null;
 }
 
 export function isAbort(e: unknown): boolean {
@@ -21,10 +23,13 @@ export function errorInfo(e: unknown): ErrorInfo {
   const param = pick('param');
   const code = pick('code');
   const status = own['status'];
+  const details = own['details'];
+  const reason = typeof details === 'object' && details !== null ? (details as Record<string, unknown>)['reason'] : undefined;
   return {
     message: typeof message === 'string' && message !== '' ? message : String(e),
     param: typeof param === 'string' ? param : null,
     code: typeof code === 'string' ? code : null,
     status: typeof status === 'number' ? status : null,
+    reason: typeof reason === 'string' ? reason : null,
   };
 }

@@ -63,7 +63,7 @@ export function createLoadProgress(): LoadProgress {
           update(event.file, (f) => ({ ...f, loaded: f.total || f.loaded, total: f.total || f.loaded, done: true }));
           break;
         case 'fallback':
-          notes.value = [...notes.value, `WebGPU failed (${event.reason}), so the model runs on wasm instead.`];
+          notes.value = [...notes.value, `WebGPU failed (${event.reason}), so the engine falls back to wasm.`];
           break;
         case 'ready':
           break;

@@ -1,5 +1,5 @@
 import { formatBytes } from './format.ts';
-import { ALL_DTYPES, type RegistryModel } from './model-registry.ts';
+import { ALL_DTYPES, dataChunksOf, type RegistryModel } from './model-registry.ts';
 
 const NEED_TEXT: Record<RegistryModel['webgpu'], string> = {
   optional: 'Runs on WebGPU or wasm',
@@ -17,7 +17,11 @@ export function ModelFacts({ entry, host, gpuMissing }: { entry: RegistryModel |
       </p>
     );
   }
-  const sizes = ALL_DTYPES.filter((d) => entry.files[d] !== undefined).map((d) => `${d} ${formatBytes(entry.files[d]!)}`);
+  const sizes = ALL_DTYPES.filter((d) => entry.files[d] !== undefined).map((d) => {
+    const chunks = dataChunksOf(entry, d);
+    const data = chunks === 0 ? '' : ` (graph + ${chunks === 1 ? 'a data file' : `${chunks} data files`})`;
+    return `${d} ${formatBytes(entry.files[d]!)}${data}`;
+  });
   return (
     <div class="facts-box" data-testid="model-facts">
       <p class="small-text">

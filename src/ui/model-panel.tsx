@@ -20,7 +20,7 @@ function StatusLine({ state }: { state: EnginePhase }) {
   const { target } = state;
   if (state.phase === 'failed') {
     return (
-      <p class="status failed" role="alert" data-testid="engine-status" data-state="failed">
+      <p class="status failed" role="alert" data-testid="engine-status" data-state="failed" data-reason={state.reason ?? undefined}>
         Loading {target.model} failed: {state.error}
       </p>
     );
@@ -125,7 +125,7 @@ export function ModelPanel({ engine, progress, webgpu }: ModelPanelProps) {
           {loading ? 'Loading…' : same ? 'Loaded' : 'Load model'}
         </button>
       </form>
-      <ProgressList progress={progress} active={loading} />
+      <ProgressList progress={progress} active={loading} failed={state.phase === 'failed'} />
       <h3>Stored in this browser</h3>
       <CacheStatus host={state.target.host} model={model} refreshKey={loadKey} loaded={state.phase === 'ready' && model === state.target.model} />
       <h3>Graphics</h3>

@@ -34,9 +34,29 @@ const result: BenchResult = {
       samples: { ttft_ms: [3000], decode_tps: [20], baseline_ttft_ms: [3100], baseline_decode_tps: [19], followup_ttft_ms: [300], cold_followup_ttft_ms: [8000] },
     },
   ],
-  peers: [{ peer: 'wllama', model: 'm', device: 'wasm', threads: 2, prefill_tps: 200, decode_tps: 40, engine_prefill_tps: 250, engine_decode_tps: 30 }],
+  peers: [{ peer: 'wllama', model: 'm', dtype: 'q4', device: 'wasm', threads: 2, prefill_tps: 200, decode_tps: 40, engine_prefill_tps: 250, engine_decode_tps: 30 }],
   peer_details: [],
-  peer_agreement: [{ model: 'm', pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
+  formats: [
+    {
+      device: 'wasm', model: 'm', export: 'optimum', dtype: 'q4', status: 'measured', reason: null, bytes: 2 ** 21, load_ms: 100, prompt_tokens: 200, ttft_ms: 1000,
+      prefill_tps: 200, new_tokens: 16, decode_tps: 25, decision_questions: 4, decision_state_tokens: 64, decision_ms: 1500, max_prob_diff_vs_fp32: 0.0123,
+      same_text_as_fp32: true, renderer_peak_rss_bytes: 2 ** 29, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 26, reps: 1,
+      samples: { ttft_ms: [1000], decode_tps: [25], decision_ms: [1500] },
+    },
+    {
+      device: 'wasm', model: 'm-gqa', export: 'gqa', dtype: 'q4', status: 'measured', reason: null, bytes: 2 ** 21, load_ms: 100, prompt_tokens: 200, ttft_ms: 800,
+      prefill_tps: 250, new_tokens: 16, decode_tps: 50, decision_questions: 4, decision_state_tokens: 64, decision_ms: 1000, max_prob_diff_vs_fp32: 0.02,
+      same_text_as_fp32: false, renderer_peak_rss_bytes: 2 ** 29, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 26, reps: 1,
+      samples: { ttft_ms: [800], decode_tps: [50], decision_ms: [1000] },
+    },
+    {
+      device: 'wasm', model: 'm', export: 'optimum', dtype: 'q4f16', status: 'refused', reason: 'model_load_failed: no float16 kernels', bytes: null, load_ms: null, prompt_tokens: null,
+      ttft_ms: null, prefill_tps: null, new_tokens: null, decode_tps: null, decision_questions: 4, decision_state_tokens: null, decision_ms: null, max_prob_diff_vs_fp32: null,
+      same_text_as_fp32: null, renderer_peak_rss_bytes: null, worker_js_heap_peak_bytes: null, worker_array_buffers_peak_bytes: null, reps: 1,
+      samples: { ttft_ms: [], decode_tps: [], decision_ms: [] },
+    },
+  ],
+  peer_agreement: [{ model: 'm', dtype: 'q4', bound: 0.25, pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
   load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
   memory: [
     { device: 'wasm', model: 'm', dtype: 'fp32', phase: 'decisions', renderer_peak_rss_bytes: 2 ** 30, browser_tree_peak_rss_bytes: 2 ** 31, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 25, gpu_buffer_peak_bytes: null },
@@ -50,7 +70,7 @@ describe('bench report writers', () => {
     const json = JSON.parse(JSON.stringify(result));
     for (const k of ['machine', 'browser', 'commit', 'decisions', 'chat', 'peers']) expect(json).toHaveProperty(k);
     for (const k of ['device', 'model', 'questions', 'state_tokens', 'engine_ms', 'naive_ms', 'ceiling']) expect(json.decisions[0]).toHaveProperty(k);
-    for (const k of ['peer', 'model', 'device', 'threads', 'prefill_tps', 'decode_tps', 'engine_prefill_tps', 'engine_decode_tps']) expect(json.peers[0]).toHaveProperty(k);
+    for (const k of ['peer', 'model', 'dtype', 'device', 'threads', 'prefill_tps', 'decode_tps', 'engine_prefill_tps', 'engine_decode_tps']) expect(json.peers[0]).toHaveProperty(k);
     for (const k of ['ttft_ms', 'decode_tps', 'baseline_ttft_ms', 'baseline_decode_tps', 'followup_ttft_ms', 'cold_followup_ttft_ms']) expect(json.chat[0]).toHaveProperty(k);
   });
 
@@ -59,8 +79,12 @@ describe('bench report writers', () => {
     expect(block).toContain('| 512 | 16 | 560 | 1.00 s | 4.00 s | 4.00× | 4.50× | 89% |');
     expect(block).toContain('abc1234-dirty');
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
-    expect(block).toContain('| m | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× |');
-    expect(block).toContain('| m | **yes** | yes (24 steps) | 2.0e-5 | 5/5 |');
+    expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× |');
+    expect(block).toContain('| m | q4 (Q4_0) | **yes** | yes (24 steps) | 2.0e-5 | 3e-1 | 5/5 |');
+    // format rows: measured, GQA against the Optimum row of the same dtype (50 / 25 decode), refused with the reason
+    expect(block).toContain('| m | optimum | wasm | q4 | 2 MiB | 200.0 tok/s | 25.00 tok/s | 1.50 s (Q=4, S=64) | 1.2e-2 | yes | 512 MiB | 64 MiB |  |');
+    expect(block).toContain('| m-gqa | gqa | wasm | q4 | 2 MiB | 250.0 tok/s | 50.00 tok/s | 1.00 s (Q=4, S=64) | 2.0e-2 | no | 512 MiB | 64 MiB | 2.00× |');
+    expect(block).toContain('| m | optimum | wasm | q4f16 | — | **refused**: model_load_failed: no float16 kernels |');
     const svg = renderChart(result.decisions, result.chat);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.trim().endsWith('</svg>')).toBe(true);

@@ -29,11 +29,11 @@ import { referenceForward } from './reference-llama.ts';
 const MODEL_DIR = join(DEFAULT_MODELS_DIR, SPEC.name);
 const TOL = 1e-4;
 /**
- * Bound on max |q8 - fp32| over all logits of PROMPT (logit std ≈ 2.5). Measured with
- * onnxruntime-node 1.30 defaults: ≈ 0.13 from the int8 weights alone, ≈ 0.28 with ORT's int8
- * activations (see the MatMulNBits note below).
+ * Bound on max |q8 - fp32| over all logits of PROMPT (logit std ≈ 2.5). The q8 file is
+ * quantize_dynamic style (7-bit int8 weights, uint8 per-tensor activations by
+ * DynamicQuantizeLinear); measured with onnxruntime-node 1.30: 0.90. Bound = measured × 1.5.
  */
-const Q8_VS_FP32_TOL = 0.5;
+const Q8_VS_FP32_TOL = 1.4;
 
 type Outputs = Record<string, Tensor>;
 
@@ -142,7 +142,13 @@ describe('files', () => {
         'config.json',
         'generation_config.json',
         'gguf/model-f32.gguf',
+        'gguf/model-q4_0.gguf',
+        'gguf/model-q8_0.gguf',
         'onnx/model.onnx',
+        'onnx/model_fp16.onnx',
+        'onnx/model_fp16.onnx_data',
+        'onnx/model_q4.onnx',
+        'onnx/model_q4f16.onnx',
         'onnx/model_quantized.onnx',
         'special_tokens_map.json',
         'tokenizer.json',
@@ -175,9 +181,9 @@ describe('files', () => {
     expect(Object.keys(stamp?.files ?? {}).sort()).toEqual(files.filter((f) => f !== STAMP_FILE));
   });
 
-  it('uses only standard ai.onnx ops at opset 17, one file, no external data', () => {
+  it('uses only standard ai.onnx ops at opset 17 in fp32 and q8, one file, no external data', () => {
     const allowed = new Set([
-      'Add', 'And', 'Cast', 'Concat', 'DequantizeLinear', 'Div', 'Gather', 'Gemm', 'LessOrEqual', 'MatMul', 'Mul',
+      'Add', 'And', 'Cast', 'Concat', 'Div', 'DynamicQuantizeLinear', 'Gather', 'Gemm', 'LessOrEqual', 'MatMul', 'MatMulInteger', 'Mul',
       'Neg', 'Range', 'ReduceMean', 'Reshape', 'Shape', 'Sigmoid', 'Slice', 'Softmax', 'Sqrt', 'Sub', 'Transpose',
       'Unsqueeze', 'Where',
     ]);
@@ -397,26 +403,17 @@ describe('q8 variant', () => {
     disposeOwned();
   });
 
-  it('without ORT\'s DQ→MatMulNBits fusion it computes exactly the dequantized weights (1e-4)', async () => {
-    // onnxruntime's default (level 'all') CPU optimizer rewrites DequantizeLinear→MatMul into
-    // com.microsoft MatMulNBits(bits 8, accuracy_level 4), which also quantizes the activations
-    // to int8; level 'basic' keeps the graph's own float32 arithmetic.
-    const exact = await AutoModelForCausalLM.from_pretrained(SPEC.name, {
-      dtype: 'q8',
-      device: 'cpu',
-      session_options: { graphOptimizationLevel: 'basic' },
-    });
-    try {
-      const ids = tokenizer.encode(PROMPT);
-      const ref = referenceForward(SPEC, dequantized(), ids);
-      const out = await forward({ input_ids: i64([ids]), attention_mask: i64([ids.map(() => 1)]) }, exact);
-      for (let p = 0; p < ids.length; p++) {
-        expect(maxAbsDiff(logitsRow(out['logits'] as Tensor, 0, p), ref[p] as Float64Array)).toBeLessThan(TOL);
-      }
-    } finally {
-      disposeOwned();
-      await exact.dispose();
-    }
+  // The q8 file quantizes its activations at run time (DynamicQuantizeLinear), so it does not
+  // compute the dequantized weights exactly; test/models/formats.test.ts bounds its drift from the
+  // float64 reference of those weights and from fp32 with measured tolerances.
+  it('q8 is quantize_dynamic style: MatMulInteger on int8 weights with float16-valued scales', () => {
+    const m = onnxProto.onnx.ModelProto.decode(readFileSync(join(MODEL_DIR, 'onnx/model_quantized.onnx')));
+    const graph = m.graph as onnxProto.onnx.IGraphProto;
+    const ops = (graph.node ?? []).map((n) => n.opType);
+    expect(ops.filter((o) => o === 'MatMulInteger')).toHaveLength(7 * SPEC.numHiddenLayers);
+    expect(ops.filter((o) => o === 'DynamicQuantizeLinear')).toHaveLength(4 * SPEC.numHiddenLayers); // x for qkv, ctx, x2 for gate/up, mlp
+    const dq = dequantized();
+    expect(dq.layers[0]?.q).not.toEqual(weights.layers[0]?.q);
   });
 });
 

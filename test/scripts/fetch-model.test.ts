@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMirror, type Mirror } from '../../e2e/support/mirror-server.ts';
+import { closedPort, startModelHost } from '../../e2e/support/model-host.ts';
 import { startStatic } from '../../e2e/support/static-server.ts';
 import { fetchModel } from '../../scripts/fetch-model.ts';
+import { externalDataFiles } from '../../src/engine/external-data.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 
 describe('npm run fetch-model', () => {
@@ -43,6 +45,41 @@ describe('npm run fetch-model', () => {
     } finally {
       await plain.close();
     }
+  });
+
+  it('copies a graph\'s external data (config.json use_external_data_format) from a plain mirror, byte for byte', async () => {
+    const config = JSON.parse(readFileSync(join(GENERATED, TINY, 'config.json'), 'utf8'));
+    const data = externalDataFiles(config, 'onnx/model_fp16.onnx');
+    expect(data, 'the generated tiny model declares fp16 external data').toEqual(['onnx/model_fp16.onnx_data']);
+    const dir = mkdtempSync(join(tmpdir(), 'jev-fetch-data-'));
+    try {
+      // The mirror has no /api/models listing: only config.json says that the _data file exists.
+      const files = await fetchModel({ model: TINY, host: mirror.url, out: dir, dtypes: ['fp16'] });
+      expect(files.map((f) => f.file).filter((f) => f.startsWith('onnx/')).sort()).toEqual(['onnx/model_fp16.onnx', 'onnx/model_fp16.onnx_data']);
+      for (const f of ['onnx/model_fp16.onnx', 'onnx/model_fp16.onnx_data']) {
+        const copy = readFileSync(join(dir, TINY, 'resolve', 'main', f));
+        expect(copy.equals(readFileSync(join(GENERATED, TINY, f))), f).toBe(true);
+        expect(files.find((x) => x.file === f)!.bytes).toBe(copy.byteLength);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a graph whose declared external data the host lacks, naming the file', async () => {
+    const host = await startModelHost([GENERATED], 0, { hide: (p) => p === `${TINY}/onnx/model_fp16.onnx_data` });
+    const dir = mkdtempSync(join(tmpdir(), 'jev-fetch-data-'));
+    try {
+      await expect(fetchModel({ model: TINY, host: host.url, out: dir, dtypes: ['fp16'] })).rejects.toThrow(/has onnx\/model_fp16\.onnx but not onnx\/model_fp16\.onnx_data/);
+    } finally {
+      await host.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a host that cannot be reached is named', async () => {
+    const port = await closedPort();
+    await expect(fetchModel({ model: TINY, host: `http://127.0.0.1:${port}`, out })).rejects.toThrow(new RegExp(`no answer from http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`));
   });
 
   it('refuses a model the host does not have, and an unknown dtype', async () => {

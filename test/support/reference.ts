@@ -1,4 +1,5 @@
 import { Tensor } from '@huggingface/transformers';
+import { floatsOf } from '../../src/engine/float16.ts';
 import type { LanguageModel } from '../../src/engine/language-model.ts';
 
 /**
@@ -17,8 +18,8 @@ export async function referenceLogProbs(lm: LanguageModel, ids: readonly number[
   for (const t of Object.values(inputs)) t.dispose();
   const logits = out['logits']!;
   const vocab = logits.dims.at(-1)!;
-  const data = logits.data as Float32Array;
-  const row = Array.from(data.subarray((n - 1) * vocab, n * vocab));
+  // floatsOf reads float16 logits (fp16/q4f16 exports) as their values, float32 as a view.
+  const row = Array.from(floatsOf(logits, (n - 1) * vocab, vocab));
   for (const t of Object.values(out)) t.dispose();
   // A loop, not Math.max(...row): a 150k-256k vocabulary overflows the call stack as arguments.
   let max = -Infinity;

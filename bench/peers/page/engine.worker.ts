@@ -28,8 +28,8 @@ export interface EngineLoadOptions {
   sessionOptions?: Record<string, unknown>;
   /** Load a different ONNX file of the same model folder (e.g. an experimental variant); default model.onnx. */
   modelFileName?: string;
-  /** Default fp32 (the peer's weights); 'q8' is the engine's own first choice on wasm. */
-  dtype?: 'fp32' | 'q8';
+  /** Default fp32; q4 and q8 are compared with the Q4_0 / Q8_0 GGUFs of the same weights. */
+  dtype?: 'fp32' | 'q4' | 'q8';
 }
 
 let lm: LanguageModel | null = null;

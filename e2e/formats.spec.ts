@@ -1,0 +1,259 @@
+/**
+ * Every ONNX format the generator writes (scripts/models: the hub's file layout, one set of random
+ * weights) served in Chromium, on wasm and on WebGPU (SwiftShader here), against the fp32 graph of
+ * the same weights loaded in the same page:
+ * - decision probabilities within a per-format tolerance (measured: the run prints the numbers),
+ *   and tightly against a twin holding the same values (q4f16 vs q4, the GQA export vs Optimum's);
+ * - greedy chat tokens equal the reference's while the chosen tokens' log-probs stay within the
+ *   bound, and where the paths part, only where the reference's own top tokens were close;
+ * - the state of a decision is fed once for all its questions (prefix sharing), a second chat
+ *   turn feeds only its new tokens (KV reuse), a stream cancelled mid-way leaves the engine serving;
+ * - after one load, each format serves again with the page reloaded offline.
+ * What the adapter cannot run (float16 without `shader-f16`) is not skipped: its load is asserted
+ * to be refused with `model_load_failed`, naming the reason and a dtype that works.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { GENERATED, MIRROR } from './support/env.ts';
+import {
+  compareGreedy,
+  DECISION,
+  HOLD_AFTER,
+  maxMassLogDrift,
+  maxProbabilityDeviation,
+  probe,
+  type Dtype,
+  type FormatRun,
+} from './support/formats-probe.ts';
+
+const LLAMA = 'tiny-random-llama';
+const GQA = 'tiny-random-llama-gqa';
+const FILES: Record<Dtype, string> = { fp32: 'model.onnx', fp16: 'model_fp16.onnx', q8: 'model_quantized.onnx', q4: 'model_q4.onnx', q4f16: 'model_q4f16.onnx' };
+
+interface Bounds {
+  /** Bound on max |p − p_ref| over every answer probability of the decision. */
+  prob: number;
+  /** Bound on a log-prob's drift: the chosen greedy tokens', and the log of each question's answer mass. */
+  logprob: number;
+  /** Where the greedy paths part, bound on how far below its own top the reference put this format's token. */
+  split: number;
+}
+
+interface Format {
+  model: string;
+  dtype: Dtype;
+  /** Against fp32 of the same weights (tiny-random-llama's model.onnx). */
+  bounds: Bounds;
+  /** A format holding the same values (the same quantized weights, or the same graph in another export), and how close it must be. */
+  twin?: { model: string; dtype: Dtype; bounds: Bounds };
+  /** On WebGPU without `shader-f16`: served, or refused at load (with `shader-f16` every format is served). */
+  webgpu: 'runs' | 'refused';
+  /** Generated only where cheap (the GQA export's float16 graphs): tested when present. */
+  optional?: boolean;
+}
+
+/**
+ * Tolerances: the largest deviation measured in Chromium (2026-11-23, wasm and WebGPU/SwiftShader
+ * alike; each run prints its numbers, the `formats …` lines) times a margin of about 1.5–3.
+ * Against fp32 (max|Δp|, max|Δ log answer mass|, greedy max|Δ logprob|, gap where the paths part):
+ *   fp16 2.8e-3, 4.5e-3, 9.4e-3, none (10/10 tokens agree)   GQA fp16 1.7e-3, 4.5e-3, 9.4e-3, none
+ *   q8   0.19,   0.19,   0.048,  0.59 (1/10 agree) on wasm; on WebGPU 0.25, 0.40, 0.019, 0.59, where
+ *        the engine feeds long inputs in shorter passes (load-model.ts passLimit) and q8's dynamic
+ *        activation quantization (per tensor, per pass) then rounds differently
+ *   q4   0.53,   1.37,   0.94,   0.59 (1/10 agree)         q4f16, GQA q4, GQA q4f16: the same to 2 digits
+ *   GQA fp32 1.1e-6, 2.5e-6, 3.5e-6, none
+ * Against a twin holding the same values: q4f16 vs q4 1.2e-3, 6.9e-3, 1.3e-2; GQA fp16 vs fp16
+ * 3.3e-3, 6.2e-3, 1.4e-2; GQA q4f16 vs q4f16 1.2e-3, 3.3e-3, 8.1e-3; GQA q4 vs q4 2.6e-7, 1.5e-6,
+ * 2.1e-6 (all 10/10 tokens agree). q4 on this random 64-wide model moves the logits by a large
+ * share of their spread (the 4-bit weights, not the reader): the twins are the tight checks of
+ * the q4 path.
+ */
+const FP16: Bounds = { prob: 1e-2, logprob: 3e-2, split: 6e-2 };
+const Q8: Bounds = { prob: 0.4, logprob: 0.6, split: 1 };
+const Q4: Bounds = { prob: 0.75, logprob: 2.5, split: 1.5 };
+const SAME: Bounds = { prob: 1e-4, logprob: 1e-4, split: 2e-4 };
+const FORMATS: Format[] = [
+  { model: LLAMA, dtype: 'q8', bounds: Q8, webgpu: 'runs' },
+  { model: LLAMA, dtype: 'fp16', bounds: FP16, webgpu: 'refused' },
+  { model: LLAMA, dtype: 'q4', bounds: Q4, webgpu: 'runs' },
+  { model: LLAMA, dtype: 'q4f16', bounds: Q4, twin: { model: LLAMA, dtype: 'q4', bounds: FP16 }, webgpu: 'refused' },
+  { model: GQA, dtype: 'fp32', bounds: SAME, webgpu: 'runs' },
+  { model: GQA, dtype: 'q4', bounds: Q4, twin: { model: LLAMA, dtype: 'q4', bounds: SAME }, webgpu: 'runs' },
+  { model: GQA, dtype: 'fp16', bounds: FP16, twin: { model: LLAMA, dtype: 'fp16', bounds: FP16 }, webgpu: 'refused', optional: true },
+  { model: GQA, dtype: 'q4f16', bounds: Q4, twin: { model: LLAMA, dtype: 'q4f16', bounds: FP16 }, webgpu: 'refused', optional: true },
+];
+
+const present = (f: { model: string; dtype: Dtype }) => existsSync(resolve(GENERATED, f.model, 'onnx', FILES[f.dtype]));
+const label = (f: { model: string; dtype: Dtype }) => `${f.model === GQA ? 'gqa ' : ''}${f.dtype}`;
+/** The formats under test: every required one (a missing file fails its check), and the optional ones generated. */
+const UNDER_TEST = FORMATS.filter((f) => !f.optional || present(f));
+
+const url = (device: 'wasm' | 'webgpu', model = LLAMA, dtype: Dtype = 'fp32') =>
+  `/?model=${model}&host=${encodeURIComponent(MIRROR)}&device=${device}&dtype=${dtype}`;
+
+async function ready(page: Page) {
+  await page.waitForLoadState('load');
+  await page.waitForFunction(() => !!navigator.serviceWorker?.controller && !!(window as any).jev);
+  return page.evaluate(() => (window as any).jev.ready);
+}
+
+/** The checks every served format passes, the reference included; returns the measured deviations. */
+function checkServed(run: FormatRun, f: { model: string; dtype: Dtype }, device: string, ref: FormatRun | null) {
+  const name = `${device} ${label(f)}`;
+  expect(run.refused, `${name} loads`).toBeNull();
+  expect(run.status, name).toMatchObject({ state: 'ready', model: f.model, dtype: f.dtype, device });
+
+  // Prefix sharing: the decision fed its state once, then each question's own tokens and label
+  // rows (usage: input = state + questions; output = per question 1 root position + label rows).
+  const u = run.decision.usage;
+  const questions = Object.keys(DECISION.questions).length;
+  expect(run.decisionFed, `${name}: tokens fed by a ${questions}-question decision`).toBe(u.input_tokens + u.output_tokens - questions);
+
+  // KV reuse, exactly: after a one-token turn the cache holds that turn's prompt, and the next
+  // turn feeds only what follows it (its new prompt tokens, then each generated token but a last
+  // one cut by max_tokens).
+  const e = run.extended;
+  const eCached = e.usage.prompt_tokens_details?.cached_tokens ?? 0;
+  expect(eCached, `${name}: cached tokens of a turn extending a one-token turn`).toBe(run.short.usage.prompt_tokens);
+  const lastUnfed = e.choices[0].finish_reason === 'length' ? 1 : 0;
+  expect(run.extendedFed, `${name}: tokens fed by that turn`).toBe(e.usage.prompt_tokens - eCached + e.usage.completion_tokens - lastUnfed);
+
+  // KV reuse after a longer reply, which a random model's text may re-tokenize otherwise: the
+  // cache is cut to the shared tokens where it sits in CPU memory (wasm); a GPU cache is not cut.
+  const p1 = run.chat.usage.prompt_tokens;
+  const p2 = run.second.usage.prompt_tokens;
+  const c2 = run.second.usage.completion_tokens;
+  const cached = run.second.usage.prompt_tokens_details?.cached_tokens ?? 0;
+  expect(p2, name).toBeGreaterThan(p1);
+  expect(run.secondFed, name).toBeLessThanOrEqual(p2 - cached + c2);
+  if (device !== 'webgpu') {
+    expect(cached, `${name}: second turn's cached tokens`).toBeGreaterThanOrEqual(p1 - 8);
+    expect(p2 + c2 - run.secondFed, `${name}: second turn's tokens not fed`).toBeGreaterThanOrEqual(p1 - 8);
+  }
+
+  // Cancel: the held stream was cut at its 3rd chunk, within the passes the hold allowed.
+  expect(run.cancel.outcome, `${name}: the cancelled stream`).toBe('AbortError');
+  expect(run.cancel.passes, name).toBeGreaterThan(0);
+  expect(run.cancel.passes, name).toBeLessThanOrEqual(HOLD_AFTER);
+  // …and the engine serves on, with the same answers as before it.
+  expect(run.after.answers, `${name}: the decision after the cancel`).toEqual(run.decision.answers);
+  expect(run.afterStatus.state, name).toBe('ready');
+  if (ref) expect(run.afterStatus.counters.liveTensors, `${name}: live tensors between requests`).toBe(ref.afterStatus.counters.liveTensors);
+
+  if (!ref) return null;
+  const greedy = compareGreedy(run.chat, ref.chat);
+  return {
+    prob: maxProbabilityDeviation(run.decision.answers, ref.decision.answers),
+    mass: maxMassLogDrift(run.decision.answers, ref.decision.answers),
+    greedy,
+  };
+}
+
+function checkAgainst(name: string, against: string, bounds: Bounds, measured: NonNullable<ReturnType<typeof checkServed>>) {
+  const g = measured.greedy;
+  console.log(
+    `formats ${name} vs ${against}: max|Δp| ${measured.prob.toExponential(2)} (bound ${bounds.prob}), ` +
+      `max|Δ log answer mass| ${measured.mass.toExponential(2)}, greedy ${g.agree}/${g.compared} tokens agree, ` +
+      `max|Δ logprob| ${g.drift.toExponential(2)} (bound ${bounds.logprob})` +
+      (g.agree < g.compared ? `, parted where ${against} put this token ${g.gapAtSplit.toExponential(2)} below its top (bound ${bounds.split})` : ''),
+  );
+  expect(measured.prob, `${name} vs ${against}: max |Δp|`).toBeLessThanOrEqual(bounds.prob);
+  expect(measured.mass, `${name} vs ${against}: max |Δ log answer mass|`).toBeLessThanOrEqual(bounds.logprob);
+  expect(g.drift, `${name} vs ${against}: greedy log-prob drift`).toBeLessThanOrEqual(bounds.logprob);
+  // The greedy paths may part only where the reference's own top two were close.
+  expect(g.gapAtSplit, `${name} vs ${against}: where the greedy paths part`).toBeLessThanOrEqual(bounds.split);
+}
+
+const GROUPS = [
+  { name: 'the Optimum-style exports (fp16 with external data, q8, q4, q4f16)', model: LLAMA },
+  { name: 'the GQA export (GroupQueryAttention, RotaryEmbedding, SimplifiedLayerNormalization, MatMulNBits)', model: GQA },
+];
+
+for (const device of ['wasm', 'webgpu'] as const) {
+  for (const group of GROUPS) {
+    test(`${device}, ${group.name}: each agrees with fp32 of the same weights, reuses its KV cache, shares the prefix and survives a cancel`, async ({ page }) => {
+      test.setTimeout(600_000);
+      await page.goto(url(device));
+      const status = await ready(page);
+      expect(status).toMatchObject({ state: 'ready', device, dtype: 'fp32' });
+      // SwiftShader (here) lacks shader-f16: the float16 formats are then the refused ones.
+      const shaderF16 =
+        device === 'webgpu' && (await page.evaluate(async () => (await (navigator as any).gpu.requestAdapter()).features.has('shader-f16')));
+      console.log(`formats ${device}: ${device === 'webgpu' ? `adapter ${status.adapter}, shader-f16 ${shaderF16}` : `${status.threads} threads`}`);
+
+      const runs = new Map<string, FormatRun>();
+      const ref = await probe(page, { model: LLAMA, dtype: 'fp32' });
+      checkServed(ref, { model: LLAMA, dtype: 'fp32' }, device, null);
+      runs.set(label({ model: LLAMA, dtype: 'fp32' }), ref);
+      const runnable = (f: { model: string; dtype: Dtype }) =>
+        device !== 'webgpu' || shaderF16 || FORMATS.find((o) => o.model === f.model && o.dtype === f.dtype)?.webgpu !== 'refused';
+
+      for (const f of UNDER_TEST.filter((o) => o.model === group.model)) {
+        const name = `${device} ${label(f)}`;
+        expect(present(f), `${name}: models/${f.model}/onnx/${FILES[f.dtype]} exists (npm run models)`).toBe(true);
+        const run = await probe(page, f);
+        if (!runnable(f)) {
+          // Refused at load, naming why and a format that runs here; the format before it serves on.
+          console.log(`formats ${name}: refused: ${run.refused?.message}`);
+          expect(run.refused, `${name} is refused at load`).not.toBeNull();
+          expect(run.refused).toMatchObject({ code: 'model_load_failed', status: 503 });
+          expect(run.refused!.message).toContain('shader-f16');
+          expect(run.refused!.details).toMatchObject({ reason: 'unsupported_format', dtype: f.dtype, device: 'webgpu' });
+          const instead = run.refused!.details!['instead'] as Dtype;
+          expect(runnable({ model: f.model, dtype: instead }) && present({ model: f.model, dtype: instead }), `${name}: instead ${instead} runs here`).toBe(true);
+          expect(run.refused!.message).toContain(`use dtype ${instead} instead`);
+          const still = await page.evaluate(async (d) => {
+            const jev = (window as any).jev;
+            return { status: await jev.status(), decision: await jev.decisions.create(d) };
+          }, DECISION);
+          expect(still.status.state, `${name}: after the refusal the engine serves on`).toBe('ready');
+          expect(still.decision.answers.team.type).toBe('choice');
+          continue;
+        }
+        runs.set(label(f), run);
+        checkAgainst(name, 'fp32', f.bounds, checkServed(run, f, device, ref)!);
+        if (f.twin && runnable(f.twin)) {
+          let twin = runs.get(label(f.twin));
+          if (!twin) {
+            twin = await probe(page, f.twin);
+            checkServed(twin, f.twin, device, ref);
+            runs.set(label(f.twin), twin);
+          }
+          checkAgainst(name, label(f.twin), f.twin.bounds, checkServed(run, f, device, twin)!);
+        }
+      }
+    });
+  }
+}
+
+test('after one load, every format serves again with the page reloaded offline', async ({ context, page }) => {
+  test.setTimeout(600_000);
+  await page.goto(url('wasm'));
+  await ready(page);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const all = [{ model: LLAMA, dtype: 'fp32' as Dtype }, ...UNDER_TEST];
+  const online = new Map<string, any>();
+  for (const f of all) {
+    const out = await page.evaluate(
+      async ({ f, d }) => {
+        const jev = (window as any).jev;
+        await jev.load(f);
+        return jev.decisions.create(d);
+      },
+      { f, d: DECISION },
+    );
+    online.set(label(f), out.answers);
+  }
+
+  await context.setOffline(true);
+  for (const f of all) {
+    const t0 = Date.now();
+    await page.goto(url('wasm', f.model, f.dtype));
+    const status = await ready(page);
+    console.log(`formats offline ${label(f)}: reloaded and ready in ${Date.now() - t0} ms`);
+    expect(status, `offline ${label(f)}`).toMatchObject({ state: 'ready', model: f.model, dtype: f.dtype });
+    const answers = await page.evaluate(async (d) => (await (window as any).jev.decisions.create(d)).answers, DECISION);
+    expect(answers, `offline ${label(f)}: the same answers as online`).toEqual(online.get(label(f)));
+  }
+});

@@ -1,0 +1,88 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join, normalize, sep } from 'node:path';
+
+/**
+ * A model host in the Hugging Face layout (`/{model}/resolve/main/{file}` read from
+ * `{root}/{model}/{file}`) that can misbehave on purpose, for the load-failure tests: without
+ * CORS headers (a browser then refuses its answers), hiding some files (404), rewriting a file's
+ * bytes on the way (e.g. an operator renamed to one no backend has), breaking a download off
+ * halfway, or stating a file's SHA-256.
+ */
+export interface ModelHostOptions {
+  /** Send `Access-Control-Allow-Origin: *` and `Cross-Origin-Resource-Policy` as the hub does (default true). */
+  cors?: boolean;
+  /** Files (`{model}/{file}`) answered with 404 although they exist. */
+  hide?: (path: string) => boolean;
+  /** Rewrites the bytes of a file (`{model}/{file}`) before they are sent. */
+  rewrite?: (path: string, body: Buffer) => Buffer;
+  /** Files whose answer breaks off halfway (the connection drops after half the bytes). */
+  breakOff?: (path: string) => boolean;
+  /** Extra headers for a file's answer (e.g. the hub's `X-Linked-ETag`, its SHA-256). */
+  headers?: (path: string) => Record<string, string>;
+}
+
+export interface ModelHost {
+  url: string;
+  /** Every path requested, with its method: `GET /m/resolve/main/config.json`. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function startModelHost(roots: readonly string[], port = 0, options: ModelHostOptions = {}): Promise<ModelHost> {
+  const cors = options.cors ?? true;
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    requests.push(`${req.method} ${url.pathname}`);
+    if (cors) {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.setHeader('Access-Control-Allow-Headers', '*');
+      res.setHeader('Access-Control-Expose-Headers', 'Content-Length, ETag, X-Linked-ETag');
+      res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    }
+    if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+    const m = /^\/(.+?)\/resolve\/[^/]+\/(.+)$/.exec(decodeURIComponent(url.pathname));
+    const path = m ? `${m[1]}/${m[2]}` : null;
+    const file = path && !options.hide?.(path) ? roots.map((r) => join(r, path)).find((p) => inside(p, roots) && existsSync(p) && statSync(p).isFile()) : undefined;
+    if (!path || !file) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Entry not found');
+    let body: Buffer = readFileSync(file);
+    if (options.rewrite) body = options.rewrite(path, body);
+    res.writeHead(200, {
+      'Content-Type': file.endsWith('.json') ? 'application/json' : 'application/octet-stream',
+      'Content-Length': String(body.byteLength),
+      ...options.headers?.(path),
+    });
+    if (req.method !== 'HEAD' && options.breakOff?.(path)) {
+      res.write(body.subarray(0, body.byteLength >> 1), () => setTimeout(() => res.destroy(), 50));
+      return;
+    }
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  return {
+    url: `http://127.0.0.1:${actual}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then closed): connections are refused. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function inside(path: string, roots: readonly string[]): boolean {
+  const p = normalize(path);
+  return roots.some((r) => p.startsWith(normalize(r) + sep));
+}
