@@ -9,9 +9,21 @@ import type { Device, Dtype } from './language-model.ts';
  * from a row is never chosen by `auto` there (it can still be asked for by name, unless the
  * device cannot run it at all: see `DEVICE_RUNS`).
  *
- * Measured with: (the command and the date of the run go here)
- *   npm run bench -- --json … (format rows: decode tok/s, prefill tok/s, decision ms, peak memory)
- * Numbers: (one line per device and format go here)
+ * wasm, measured with `npm run bench -- --json out.json --no-md --no-grid --models smollm2-135m-random
+ * --reps 2 --peer-reps 2` on commit 14e9d86 (Chromium 156, 2 cores), the SmolLM2-135M-shaped model's
+ * format rows (median decode tok/s, prefill tok/s, one 4-question decision over a 512-token state,
+ * peak renderer RSS):
+ *   q8     decode 20.0, prefill 298, decision 3.59 s, peak 1336 MiB
+ *   fp32   decode 18.1, prefill 224, decision 4.64 s, peak 2208 MiB
+ *   fp16   decode 18.2, prefill 188, decision 5.74 s, peak 1525 MiB
+ *   q4     decode  6.4, prefill 203, decision 5.45 s, peak 1248 MiB
+ *   q4f16  decode  6.4, prefill 178, decision 6.23 s, peak 1092 MiB
+ * q4 decodes 3× slower: onnxruntime's CPU MatMulNBits has no 4-bit kernel for wasm and dequantizes
+ * the whole weight matrix on every call (docs/benchmarks.md). onnxruntime-node (tests only) takes
+ * the wasm order; it is not measured separately.
+ * WebGPU: not measured. These machines' only adapter is SwiftShader (WebGPU emulated on the CPU,
+ * without shader-f16), whose timings say nothing about a GPU; the rows keep the hub's own order
+ * (its exports recommend q4f16 where shader-f16 exists, `transformers.js_config.dtype`).
  */
 export const DTYPE_PREFERENCE: Readonly<Record<DeviceClass, readonly (readonly Dtype[])[]>> = {
   /** WebGPU whose adapter has `shader-f16`: float16 arithmetic in shaders. */
@@ -19,9 +31,9 @@ export const DTYPE_PREFERENCE: Readonly<Record<DeviceClass, readonly (readonly D
   /** WebGPU without `shader-f16` (SwiftShader here): no float16 format can run. */
   webgpu: [['q4'], ['fp32'], ['q8']],
   /** onnxruntime-web's WebAssembly CPU kernels. */
-  wasm: [['q8'], ['q4'], ['fp32'], ['fp16'], ['q4f16']],
+  wasm: [['q8'], ['fp32'], ['fp16'], ['q4'], ['q4f16']],
   /** onnxruntime-node's CPU kernels (tests and scripts in Node). */
-  cpu: [['q8'], ['q4'], ['fp32'], ['fp16'], ['q4f16']],
+  cpu: [['q8'], ['fp32'], ['fp16'], ['q4'], ['q4f16']],
 };
 
 /** A device as far as the formats it runs are concerned. */
