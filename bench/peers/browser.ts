@@ -16,6 +16,15 @@ export function chromiumPath(): string {
   return p;
 }
 
+/** Whether a Chromium to launch is here (the browser tests run only where one is). */
+export function hasChromium(): boolean {
+  try {
+    return !!chromiumPath();
+  } catch {
+    return false;
+  }
+}
+
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
 }

@@ -40,17 +40,9 @@ export const LOAD_FAILURE_REASONS = [
 export type LoadFailureReason = (typeof LOAD_FAILURE_REASONS)[number];
 
 /** Causes on the side of the files and their host: another device would not help. */
-const NOT_THE_DEVICE: ReadonlySet<LoadFailureReason> = new Set([
-  'host_unreachable',
-  'cors_refused',
-  'csp_refused',
-  'model_not_found',
-  'file_missing',
-  'no_model_files',
-  'host_error',
-  'download_failed',
-  'file_corrupt',
-]);
+const NOT_THE_DEVICE: ReadonlySet<LoadFailureReason> = new Set(
+  LOAD_FAILURE_REASONS.filter((r) => r !== 'unsupported_format' && r !== 'load_error'),
+);
 
 export interface LoadFailureDetails {
   reason: LoadFailureReason;

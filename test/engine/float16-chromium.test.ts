@@ -7,16 +7,9 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, launchChromium } from '../../bench/peers/browser.ts';
+import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
 import { decodeFloat16Bits, numberToFloat16 } from '../../src/engine/float16.ts';
 
-const hasChromium = (() => {
-  try {
-    return !!chromiumPath();
-  } catch {
-    return false;
-  }
-})();
 
 let browser: Browser;
 
@@ -36,7 +29,7 @@ function probes(): number[] {
   return out;
 }
 
-describe.skipIf(!hasChromium)('float16 in Chromium', () => {
+describe.skipIf(!hasChromium())('float16 in Chromium', () => {
   beforeAll(async () => {
     browser = await launchChromium();
   });

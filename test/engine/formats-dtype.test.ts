@@ -116,7 +116,7 @@ describe('workingDtypes and offeredDtypes', () => {
 
 describe('exporterDtype', () => {
   it("reads transformers.js_config.dtype of a real hub export's config.json", () => {
-    const config = JSON.parse(readFileSync(new URL('../../../shared/models/real-metadata/qwen2.5-instruct/onnx-community-config.json', import.meta.url), 'utf8'));
+    const config = JSON.parse(readFileSync(new URL('../../vendor/metadata/qwen2.5-instruct/onnx-community-config.json', import.meta.url), 'utf8'));
     expect(exporterDtype(config)).toBe('q4f16');
   });
 
@@ -130,7 +130,7 @@ describe('exporterDtype', () => {
 
 describe('kvCacheType (where a session does not declare its inputs)', () => {
   it("follows the config's kv_cache_dtype, as a real hub export sets it", () => {
-    const config = JSON.parse(readFileSync(new URL('../../../shared/models/real-metadata/qwen2.5-instruct/onnx-community-config.json', import.meta.url), 'utf8'));
+    const config = JSON.parse(readFileSync(new URL('../../vendor/metadata/qwen2.5-instruct/onnx-community-config.json', import.meta.url), 'utf8'));
     expect(kvCacheType(config, 'q4f16')).toBe('float16');
     expect(kvCacheType(config, 'fp16')).toBe('float16');
     expect(kvCacheType(config, 'q4')).toBe('float32');

@@ -15,6 +15,28 @@ import { GENERATED, loadEngine, TINY } from '../support/models.ts';
  */
 
 const GQA = `${TINY}-gqa`;
+
+/**
+ * Runs `body` while the model computes every pass of 32 or more tokens wrongly, as the WebGPU
+ * kernel does: the right shape, wrong numbers.
+ */
+async function withLongPassesCorrupted<T>(lm: LanguageModel, body: () => Promise<T>): Promise<T> {
+  const model = lm.model as unknown as { forward(inputs: Record<string, Tensor>): Promise<Record<string, Tensor>> };
+  const original = model.forward.bind(model);
+  model.forward = async (inputs) => {
+    const out = await original(inputs);
+    if (inputs['input_ids']!.dims.at(-1)! >= 32) {
+      const data = out['logits']!.data as Float32Array | Uint16Array;
+      for (let i = 0; i < data.length; i += 3) data[i] = data[i + 1]!;
+    }
+    return out;
+  };
+  try {
+    return await body();
+  } finally {
+    model.forward = original;
+  }
+}
 const IDS = Array.from({ length: 40 }, (_, i) => 1 + ((i * 37) % 1000));
 
 function rows(t: Tensor): number[][] {
@@ -91,22 +113,7 @@ for (const [model, dtype, tol] of [
     });
 
     it('the load-time check finds a backend that goes wrong on passes of 32 tokens or more', async () => {
-      const model = lm.model as unknown as { forward(inputs: Record<string, Tensor>): Promise<Record<string, Tensor>> };
-      const original = model.forward.bind(model);
-      model.forward = async (inputs) => {
-        const out = await original(inputs);
-        if (inputs['input_ids']!.dims.at(-1)! >= 32) {
-          // What the WebGPU kernel does: the right shape, wrong numbers.
-          const data = out['logits']!.data as Float32Array | Uint16Array;
-          for (let i = 0; i < data.length; i += 3) data[i] = data[i + 1]!;
-        }
-        return out;
-      };
-      try {
-        expect(await passLimit(lm)).toBe(31);
-      } finally {
-        model.forward = original;
-      }
+      expect(await withLongPassesCorrupted(lm, () => passLimit(lm))).toBe(31);
     });
   });
 }
@@ -132,20 +139,6 @@ describe.skipIf(!existsSync(join(GENERATED, TINY, 'onnx', 'model_quantized.onnx'
 
   it('keeps single passes where only the activation rounding differs, and finds a backend gone wrong', async () => {
     expect(await passLimit(lm)).toBeNull();
-    const model = lm.model as unknown as { forward(inputs: Record<string, Tensor>): Promise<Record<string, Tensor>> };
-    const original = model.forward.bind(model);
-    model.forward = async (inputs) => {
-      const out = await original(inputs);
-      if (inputs['input_ids']!.dims.at(-1)! >= 32) {
-        const data = out['logits']!.data as Float32Array;
-        for (let i = 0; i < data.length; i += 3) data[i] = data[i + 1]!;
-      }
-      return out;
-    };
-    try {
-      expect(await passLimit(lm)).toBe(31);
-    } finally {
-      model.forward = original;
-    }
+    expect(await withLongPassesCorrupted(lm, () => passLimit(lm))).toBe(31);
   });
 });

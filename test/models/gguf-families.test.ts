@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, launchChromium } from '../../bench/peers/browser.ts';
+import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
 import { DEFAULT_BOUND, checkModels, summarize } from '../../bench/peers/check-wllama.ts';
 import { TINY_RANDOM_GEMMA3, TINY_RANDOM_LLAMA3, TINY_RANDOM_PHI3, TINY_RANDOM_QWEN2, TINY_RANDOM_QWEN3, isSlidingLayer } from '../../scripts/models/families.ts';
 import { familyInvFreq } from '../../scripts/models/family-rope.ts';
@@ -25,13 +25,6 @@ import { readGguf } from '../../scripts/models/gguf.ts';
 import { GGUF_F32_FILE } from '../../scripts/models/gguf-family.ts';
 import { ggmlGeluF16, referenceFamilyForward, roundF16 } from './reference-family.ts';
 
-const hasChromium = (() => {
-  try {
-    return !!chromiumPath();
-  } catch {
-    return false;
-  }
-})();
 
 const FAMILIES = ['tiny-random-qwen2', 'tiny-random-qwen3', 'tiny-random-llama3', 'tiny-random-phi3'];
 /**
@@ -47,7 +40,7 @@ const ALIASES = ['qwen2', 'qwen3', 'llama3', 'phi3', 'gemma3'];
 
 let browser: Browser;
 
-describe.skipIf(!hasChromium)('wllama (llama.cpp) vs the engine on the family models', () => {
+describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the family models', () => {
   beforeAll(async () => {
     await generateModels({ only: ALIASES });
     browser = await launchChromium();

@@ -9,21 +9,14 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, launchChromium } from '../../bench/peers/browser.ts';
+import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
 import { QUANT_BOUNDS, checkModels, summarize } from '../../bench/peers/check-wllama.ts';
 import { generateModels } from '../../scripts/models/generate-models.ts';
 
-const hasChromium = (() => {
-  try {
-    return !!chromiumPath();
-  } catch {
-    return false;
-  }
-})();
 
 let browser: Browser;
 
-describe.skipIf(!hasChromium)('wllama (llama.cpp) vs the engine on the same quantized weights', () => {
+describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the same quantized weights', () => {
   beforeAll(async () => {
     await generateModels({ only: 'tiny' });
     browser = await launchChromium();
