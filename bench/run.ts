@@ -13,6 +13,7 @@
  * same loaded model, and writes the results as JSON (schema: docs/benchmarks.md) and as the
  * tables and chart of docs/benchmarks.md. Benchmarks are not tests: nothing here asserts a time.
  */
+import { modelBytes } from './lib/model-bytes.ts';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -123,7 +124,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
   const sampler = new ProcessSampler(profile);
   sampler.start();
   const memory: MemoryResult[] = [];
-  const base = { device: plan.device, model: plan.model, dtype: plan.dtype };
+  const base = { device: plan.device, model: plan.model, dtype: plan.dtype, model_bytes: modelBytes([GENERATED, VENDORED], plan.model, plan.dtype) };
   const loadOptions = { model: plan.model, host: mirror.url, device: plan.device, dtype: plan.dtype, threads: options.threads };
   try {
     // ---- load: cold (empty profile: over the network from the mirror), then warm (Cache Storage)
@@ -385,7 +386,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
   }
 }
 
-async function phaseMemory(base: Pick<MemoryResult, 'device' | 'model' | 'dtype'>, phase: MemoryResult['phase'], sampler: ProcessSampler, p: BenchPage): Promise<MemoryResult> {
+async function phaseMemory(base: Pick<MemoryResult, 'device' | 'model' | 'dtype' | 'model_bytes'>, phase: MemoryResult['phase'], sampler: ProcessSampler, p: BenchPage): Promise<MemoryResult> {
   await p.heap.sample();
   const gpu = await p.call<{ live: number; peak: number } | null>('gpuBytes');
   await p.call('gpuResetPeak');

@@ -174,11 +174,13 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
   out.push('');
   out.push(
     table(
-      ['model · device', 'phase', 'renderer RSS', 'browser tree RSS', 'worker JS heap', 'worker ArrayBuffers', 'GPU buffers'],
+      ['model · device', 'phase', 'model bytes', 'renderer RSS', 'RSS ÷ model', 'browser tree RSS', 'worker JS heap', 'worker ArrayBuffers', 'GPU buffers'],
       r.memory.map((m) => [
         `${m.model} · ${m.device}`,
         m.phase,
+        mib(m.model_bytes),
         mib(m.renderer_peak_rss_bytes),
+        m.model_bytes > 0 ? `${(m.renderer_peak_rss_bytes / m.model_bytes).toFixed(2)}×` : '—',
         mib(m.browser_tree_peak_rss_bytes),
         mib(m.worker_js_heap_peak_bytes),
         mib(m.worker_array_buffers_peak_bytes),

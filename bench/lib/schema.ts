@@ -95,6 +95,8 @@ export interface MemoryResult {
   model: string;
   dtype: string;
   phase: 'load' | 'decisions' | 'chat';
+  /** The loaded dtype's ONNX graph plus its external data (bench/lib/model-bytes.ts). */
+  model_bytes: number;
   renderer_peak_rss_bytes: number;
   browser_tree_peak_rss_bytes: number;
   worker_js_heap_peak_bytes: number | null;

@@ -59,7 +59,7 @@ const result: BenchResult = {
   peer_agreement: [{ model: 'm', dtype: 'q4', bound: 0.25, pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
   load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
   memory: [
-    { device: 'wasm', model: 'm', dtype: 'fp32', phase: 'decisions', renderer_peak_rss_bytes: 2 ** 30, browser_tree_peak_rss_bytes: 2 ** 31, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 25, gpu_buffer_peak_bytes: null },
+    { device: 'wasm', model: 'm', dtype: 'fp32', phase: 'decisions', model_bytes: 2 ** 28, renderer_peak_rss_bytes: 2 ** 30, browser_tree_peak_rss_bytes: 2 ** 31, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 25, gpu_buffer_peak_bytes: null },
   ],
   targets: [{ name: 't', value: 0.89, threshold: 0.8, met: true, detail: 'ok' }],
   notes: ['a note'],
@@ -72,6 +72,7 @@ describe('bench report writers', () => {
     for (const k of ['device', 'model', 'questions', 'state_tokens', 'engine_ms', 'naive_ms', 'ceiling']) expect(json.decisions[0]).toHaveProperty(k);
     for (const k of ['peer', 'model', 'dtype', 'device', 'threads', 'prefill_tps', 'decode_tps', 'engine_prefill_tps', 'engine_decode_tps']) expect(json.peers[0]).toHaveProperty(k);
     for (const k of ['ttft_ms', 'decode_tps', 'baseline_ttft_ms', 'baseline_decode_tps', 'followup_ttft_ms', 'cold_followup_ttft_ms']) expect(json.chat[0]).toHaveProperty(k);
+    for (const k of ['model', 'device', 'phase', 'model_bytes', 'renderer_peak_rss_bytes']) expect(json.memory[0]).toHaveProperty(k);
   });
 
   it('render tables and an SVG chart, and replace only the generated block of the document', () => {
@@ -85,6 +86,8 @@ describe('bench report writers', () => {
     expect(block).toContain('| m | optimum | wasm | q4 | 2 MiB | 200.0 tok/s | 25.00 tok/s | 1.50 s (Q=4, S=64) | 1.2e-2 | yes | 512 MiB | 64 MiB |  |');
     expect(block).toContain('| m-gqa | gqa | wasm | q4 | 2 MiB | 250.0 tok/s | 50.00 tok/s | 1.00 s (Q=4, S=64) | 2.0e-2 | no | 512 MiB | 64 MiB | 2.00× |');
     expect(block).toContain('| m | optimum | wasm | q4f16 | — | **refused**: model_load_failed: no float16 kernels |');
+    // memory: a 256 MiB model, a 1 GiB renderer peak → 4.00×
+    expect(block).toContain('| m · wasm | decisions | 256 MiB | 1024 MiB | 4.00× |');
     const svg = renderChart(result.decisions, result.chat);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.trim().endsWith('</svg>')).toBe(true);
