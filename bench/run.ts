@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- --json FILE [--quick] [--webgpu] [--models a,b] [--threads N] [--md FILE | --no-md]`
- *                 [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N]
+ *                 [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits]
  * (and, for short investigative runs, `--states 64,512` and `--reps N`)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
@@ -31,11 +31,15 @@ import {
   type DecisionResult,
   type LoadResult,
   type MemoryResult,
+  type PrefixCacheResult,
+  type PrefixChatResult,
   type TargetResult,
 } from './lib/schema.ts';
 import { FORMAT_DTYPES, type FormatDtype, GQA_SUFFIX, formatPlan, runFormats } from './lib/formats.ts';
 import { buildPage, serveStatic } from './lib/serve.ts';
 import { type BenchPage, openPage } from './lib/bench-page.ts';
+import { measurePrefixCache } from './lib/prefix-cache-rows.ts';
+import { BIG_VOCABULARY_MODEL, measureLogitsBound } from './lib/logits-rows.ts';
 import { CHROMIUM_ARGS } from '../e2e/support/env.ts';
 import { chromiumPath, launchChromium } from './peers/browser.ts';
 import { checkModels, summarize } from './peers/check-wllama.ts';
@@ -64,10 +68,12 @@ interface Options {
   gqa: boolean;
   /** The decision / chat grid against the baselines (off: format rows and peers only). */
   grid: boolean;
+  /** The logits-bound memory rows on a big-vocabulary model (bench/lib/logits-rows.ts). */
+  logits: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true };
+  const o: Options = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true, logits: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -93,10 +99,11 @@ function parseArgs(argv: string[]): Options {
     } else if (a === '--no-formats') o.formats = false;
     else if (a === '--no-gqa') o.gqa = false;
     else if (a === '--no-grid') o.grid = false;
+    else if (a === '--no-logits') o.logits = false;
     else if (a === '--help' || a === '-h') {
       console.log(
         'usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K,tiny-random-llama] [--threads N] ' +
-          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--md FILE | --no-md]',
+          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--md FILE | --no-md]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -110,6 +117,8 @@ const log = (...a: unknown[]) => console.log(`[bench ${new Date().toISOString().
 interface TargetOutput {
   decisions: DecisionResult[];
   chat: ChatResult | null;
+  prefixCache: PrefixCacheResult[];
+  prefixChat: PrefixChatResult | null;
   load: LoadResult;
   memory: MemoryResult[];
   threads: number | null;
@@ -133,7 +142,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     const adapter = plan.device === 'webgpu' ? await p.call<string | null>('adapter') : null;
     sampler.mark();
     const before = mirror.requests.length;
-    const cold = await p.call<{ ms: number; bytes: number; status: { threads: number | null } }>('load', loadOptions);
+    const cold = await p.call<{ ms: number; bytes: number; status: { threads: number | null; contextLength: number | null } }>('load', loadOptions);
     const coldFetches = mirror.requests.slice(before).filter((r) => r.endsWith('.onnx')).length;
     await p.heap.sample();
     memory.push(await phaseMemory(base, 'load', sampler, p));
@@ -165,6 +174,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
 
     // ---- decisions
     const decisions: DecisionResult[] = [];
+    const measuredStates: { key: string; stateTokens: number; prefixTokens: number; reps: number }[] = [];
     const qmax = Math.max(...plan.questions);
     for (const [si, state] of plan.states.entries()) {
       try {
@@ -175,6 +185,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
           state.tokens,
           1000 + si,
         );
+        measuredStates.push({ key, stateTokens: setup.stateTokens, prefixTokens: setup.prefixTokens, reps: Math.max(1, Math.min(3, state.reps)) });
         const engine = new Map<number, { ms: number[]; cpu: number[]; tokens: number; passes: number; probs: Record<string, number>[] }>();
         const naive = { ms: new Map<number, number[]>(), cpu: new Map<number, number[]>(), tokens: [] as number[], probs: [] as Record<string, number>[], same: [] as boolean[] };
         for (let rep = 0; rep < state.reps; rep++) {
@@ -277,6 +288,16 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     }
     memory.push(await phaseMemory(base, 'decisions', sampler, p));
 
+    // ---- the prefix cache: the same state asked again, a system prompt shared by two conversations
+    let prefix: Awaited<ReturnType<typeof measurePrefixCache>> = { decisions: [], chat: null };
+    try {
+      prefix = await measurePrefixCache(p, plan, { model: plan.model, device: plan.device, dtype: plan.dtype }, measuredStates, cold.status.contextLength ?? 2048, log);
+    } catch (e) {
+      const note = `${plan.model} ${plan.device} prefix cache: not measured (${(e as Error).message.split('\n')[0]})`;
+      log(note);
+      notes.push(note);
+    }
+
     const measureChat = async (): Promise<ChatResult> => {
     // ---- chat: time to first token and decode speed, engine vs pipeline('text-generation')
     const user = await p.call<string>('userText', plan.chat.promptTokens, 7);
@@ -328,8 +349,8 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
       const second = [...first, { role: 'assistant', content: turn1.text }, { role: 'user', content: 'Thank you. Now say it again in one short line.' }];
       const { r: warmTurn, cpu: warmCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
       shares.followup.push(warmCpu / (warmTurn.ms / 1000));
-      // Another conversation in between replaces the engine's conversation cache.
-      await p.call('engineFirstToken', [{ role: 'system', content: `Unrelated ${rep + 1}.` }, { role: 'user', content: 'Hello.' }]);
+      // Cold: the same turn with the prefix cache cleared.
+      await p.call('clearCache');
       const { r: coldTurn, cpu: coldCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
       shares.cold_followup.push(coldCpu / (coldTurn.ms / 1000));
       samples.followup_ttft_ms.push(warmTurn.ms);
@@ -378,7 +399,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     }
     await p.call('dispose');
     await p.close();
-    return { decisions, chat, load, memory, threads: cold.status.threads, isolated: info.crossOriginIsolated, adapter };
+    return { decisions, chat, prefixCache: prefix.decisions, prefixChat: prefix.chat, load, memory, threads: cold.status.threads, isolated: info.crossOriginIsolated, adapter };
   } finally {
     sampler.stop();
     await ctx.close().catch(() => undefined);
@@ -471,8 +492,31 @@ async function runPeers(plans: TargetPlan[], formatModels: string[], options: Op
   writeJson(options.json, finalize(result, started));
 }
 
-function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[], peers: BenchResult['peers']): TargetResult[] {
+function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[], peers: BenchResult['peers'], prefix: PrefixCacheResult[]): TargetResult[] {
   const out: TargetResult[] = [];
+  // Never slower than the naive way: one question at ≥ 0.97×, several at ≥ 90 % of the ceiling, every S, every model.
+  for (const x of decisions.filter((r) => r.device === 'wasm')) {
+    const one = x.questions === 1;
+    const value = one ? x.speedup : x.efficiency;
+    const threshold = one ? 0.97 : 0.9;
+    out.push({
+      name: `decisions ${x.model} Q=${x.questions} S=${x.state_tokens}: ${one ? 'speedup ≥ 0.97× naive' : 'speedup ≥ 90% of its token-count ceiling'}`,
+      value,
+      threshold,
+      met: value >= threshold,
+      detail: `${fmt(x.engine_ms)} vs naive ${fmt(x.naive_ms)}: ${x.speedup.toFixed(2)}× of a ${x.ceiling.toFixed(2)}× ceiling`,
+    });
+  }
+  const pc = prefix.find((x) => x.model === SMOL && x.device === 'wasm' && x.questions === 4 && x.state_tokens === 512);
+  out.push({
+    name: 'prefix cache S=512 Q=4: repeat ≥ 5× faster than first',
+    value: pc ? pc.speedup : null,
+    threshold: 5,
+    met: pc ? pc.speedup >= 5 : null,
+    detail: pc
+      ? `${fmt(pc.first_ms)} first, ${fmt(pc.repeat_ms)} repeat reusing ${pc.cached_tokens} tokens (the same questions from cold ${fmt(pc.cold_repeat_ms)}: ${pc.speedup_same_work}×), answers within ${pc.max_prob_diff}`
+      : 'not measured',
+  });
   const d = decisions.find((x) => x.model === SMOL && x.device === 'wasm' && x.questions === 16 && x.state_tokens === 512);
   out.push({
     name: 'decisions Q=16 S=512: speedup ≥ 80% of its token-count ceiling',
@@ -528,7 +572,7 @@ function fmt(ms: number): string {
 }
 
 function finalize(result: BenchResult, started: number): BenchResult {
-  result.targets = evaluateTargets(result.decisions, result.chat, result.peers);
+  result.targets = evaluateTargets(result.decisions, result.chat, result.peers, result.prefix_cache);
   result.load_average.end = loadAverage();
   result.duration_s = Math.round((performance.now() - started) / 1000);
   return result;
@@ -553,6 +597,10 @@ async function main(): Promise<void> {
     const names = options.formats && options.gqa && formatModels.includes(name) ? [name, `${name}${GQA_SUFFIX}`] : [name];
     log(`checking the generated models ${names.join(', ')}; written now if missing or stale`);
     await generateModels({ only: names, log: (message) => log(`  ${message}`) });
+  }
+  if (options.logits) {
+    log(`checking the generated model ${BIG_VOCABULARY_MODEL} (the logits-bound rows)`);
+    await generateModels({ only: [BIG_VOCABULARY_MODEL], log: (message) => log(`  ${message}`) });
   }
   const plans = options.grid ? makePlan({ quick: options.quick, webgpu: options.webgpu, models: options.models, hasTinyStories }) : [];
   for (const p of plans) {
@@ -594,6 +642,8 @@ async function main(): Promise<void> {
     formats: [],
     peer_details: [],
     peer_agreement: [],
+    prefix_cache: [],
+    prefix_cache_chat: [],
     load: [],
     memory: [],
     targets: [],
@@ -612,6 +662,8 @@ async function main(): Promise<void> {
       }
       result.decisions.push(...out.decisions);
       if (out.chat) result.chat.push(out.chat);
+      result.prefix_cache.push(...out.prefixCache);
+      if (out.prefixChat) result.prefix_cache_chat.push(out.prefixChat);
       result.load.push(out.load);
       result.memory.push(...out.memory);
       if (plan.device === 'wasm') {
@@ -620,6 +672,16 @@ async function main(): Promise<void> {
       }
       if (out.adapter) result.adapter = out.adapter;
       // A checkpoint after each target: a later failure loses nothing measured so far.
+      writeJson(options.json, finalize(result, started));
+    }
+    if (options.logits) {
+      try {
+        result.memory.push(...(await measureLogitsBound(site.url, mirror, [GENERATED, VENDORED], options.threads, log)));
+      } catch (e) {
+        const note = `logits-bound rows: not measured (${(e as Error).message.split('\n')[0]})`;
+        log(note);
+        result.notes.push(note);
+      }
       writeJson(options.json, finalize(result, started));
     }
     if (options.formats && formatModels.length) {

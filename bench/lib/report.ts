@@ -112,6 +112,53 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     ),
   );
   out.push('');
+  if (r.prefix_cache?.length || r.prefix_cache_chat?.length) {
+    out.push('### Prefix cache (the same state asked again; a shared system prompt)');
+    out.push('');
+    out.push(
+      'first: questions A from cold; repeat: other questions B on the same state right after (the state comes from the cache); ' +
+        'cold repeat: B from cold, the same work without the cache. max |Δp|: the repeat against the cold repeat.',
+    );
+    out.push('');
+    out.push(
+      table(
+        ['model · device', 'S', 'Q', 'first', 'repeat', 'first ÷ repeat', 'cold repeat', 'cold ÷ repeat', 'reused tokens', 'fed: first / repeat / cold', 'max |Δp|', 'reps'],
+        (r.prefix_cache ?? []).map((x) => [
+          `${x.model} · ${x.device} · ${x.dtype}`,
+          x.state_tokens,
+          x.questions,
+          ms(x.first_ms),
+          ms(x.repeat_ms),
+          `${num(x.speedup)}×`,
+          ms(x.cold_repeat_ms),
+          `${num(x.speedup_same_work)}×`,
+          x.cached_tokens,
+          `${x.first_tokens} / ${x.repeat_tokens} / ${x.cold_repeat_tokens}`,
+          x.max_prob_diff.toExponential(1),
+          x.reps,
+        ]),
+      ),
+    );
+    if (r.prefix_cache_chat?.length) {
+      out.push('');
+      out.push(
+        table(
+          ['model · device', 'shared system prompt', 'first conversation TTFT', 'second conversation TTFT', 'second, cold', 'cold ÷ cached', 'reused / prompt tokens', 'reps'],
+          r.prefix_cache_chat.map((x) => [
+            `${x.model} · ${x.device} · ${x.dtype}`,
+            `${x.system_tokens} tokens`,
+            ms(x.first_ttft_ms),
+            ms(x.repeat_ttft_ms),
+            ms(x.cold_repeat_ttft_ms),
+            `${num(x.speedup_same_work)}×`,
+            `${x.cached_tokens} / ${x.prompt_tokens}`,
+            x.reps,
+          ]),
+        ),
+      );
+    }
+    out.push('');
+  }
   if (r.peers.length || r.peer_agreement.length) {
     out.push('### Against llama.cpp (wllama), same weights');
     out.push('');
@@ -177,7 +224,9 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
       ['model · device', 'phase', 'model bytes', 'renderer RSS', 'RSS ÷ model', 'browser tree RSS', 'worker JS heap', 'worker ArrayBuffers', 'GPU buffers'],
       r.memory.map((m) => [
         `${m.model} · ${m.device}`,
-        m.phase,
+        m.logits_peak_bytes === undefined
+          ? m.phase
+          : `${m.phase}, S=${m.state_tokens}: ${m.logits_budget_bytes ? `logits bound ${mib(m.logits_budget_bytes)}, passes ≤ ${m.pass_tokens} tokens` : 'no logits bound, one pass'}; largest logits ${mib(m.logits_peak_bytes)}`,
         mib(m.model_bytes),
         mib(m.renderer_peak_rss_bytes),
         m.model_bytes > 0 ? `${(m.renderer_peak_rss_bytes / m.model_bytes).toFixed(2)}×` : '—',

@@ -90,6 +90,47 @@ export interface LoadResult {
   warm_ms: number; // a new page, files from the browser's Cache Storage
 }
 
+/**
+ * A decision that finds its state in the prefix cache (bench/lib/prefix-cache-rows.ts): questions A
+ * from cold (`first`), then other questions B on the same state (`repeat`), and B from cold.
+ */
+export interface PrefixCacheResult {
+  model: string; // (contract)
+  device: Device; // (contract)
+  dtype: string;
+  state_tokens: number; // (contract)
+  prefix_tokens: number;
+  questions: number; // (contract)
+  first_ms: number; // (contract) median
+  repeat_ms: number; // (contract) median
+  cold_repeat_ms: number;
+  /** first ÷ repeat (the target), and cold repeat ÷ repeat (the same questions without the cache). */
+  speedup: number;
+  speedup_same_work: number;
+  cached_tokens: number; // (contract) tokens the repeat reused instead of feeding
+  first_tokens: number;
+  repeat_tokens: number;
+  cold_repeat_tokens: number;
+  /** The repeat's answers against the same request from cold. */
+  max_prob_diff: number;
+  reps: number;
+}
+
+/** A new conversation sharing a long system prompt with an earlier one: its time to first token, with the cache and cold. */
+export interface PrefixChatResult {
+  model: string;
+  device: Device;
+  dtype: string;
+  system_tokens: number;
+  prompt_tokens: number;
+  cached_tokens: number;
+  first_ttft_ms: number;
+  repeat_ttft_ms: number;
+  cold_repeat_ttft_ms: number;
+  speedup_same_work: number;
+  reps: number;
+}
+
 export interface MemoryResult {
   device: Device;
   model: string;
@@ -102,6 +143,13 @@ export interface MemoryResult {
   worker_js_heap_peak_bytes: number | null;
   worker_array_buffers_peak_bytes: number | null;
   gpu_buffer_peak_bytes: number | null;
+  /** The logits-bound rows (bench/lib/logits-rows.ts): one decision on a state of this many tokens… */
+  state_tokens?: number;
+  /** …with this bound on one pass's logits (null: none), so passes of at most `pass_tokens`… */
+  logits_budget_bytes?: number | null;
+  pass_tokens?: number | null;
+  /** …and the largest logits tensor a pass returned. */
+  logits_peak_bytes?: number;
 }
 
 /**
@@ -173,6 +221,10 @@ export interface BenchResult {
   peer_details: PeerDetail[];
   /** The equal-work check run before the peer timings: same tokenization, same greedy tokens. */
   peer_agreement: PeerAgreement[];
+  /** Decisions that find their state in the prefix cache (docs/prefix-cache.md). */
+  prefix_cache: PrefixCacheResult[]; // (contract)
+  /** New conversations sharing a long system prompt with an earlier one. */
+  prefix_cache_chat: PrefixChatResult[];
   load: LoadResult[];
   memory: MemoryResult[];
   targets: TargetResult[];

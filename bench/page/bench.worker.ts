@@ -55,15 +55,18 @@ function timeForwards(m: LanguageModel): void {
   };
 }
 
-/** Time inside transformers.js' model.forward (the onnxruntime run), for engine and baselines alike. */
+/** Time inside transformers.js' model.forward (the onnxruntime run), for engine and baselines alike; and the largest logits it returned. */
 let modelMs = 0;
+let logitsPeak = 0;
 function timeModel(m: LanguageModel): void {
   const model = m.model as unknown as { forward(inputs: unknown): Promise<unknown> };
   const forward = model.forward.bind(model);
   model.forward = async (inputs: unknown) => {
     const t0 = performance.now();
     try {
-      return await forward(inputs);
+      const out = (await forward(inputs)) as { logits?: Tensor };
+      if (out.logits) logitsPeak = Math.max(logitsPeak, out.logits.size * (out.logits.type === 'float16' ? 2 : 4));
+      return out;
     } finally {
       modelMs += performance.now() - t0;
     }
@@ -158,12 +161,19 @@ const api = {
     };
   },
 
-  /** One decision request of the first `q` questions, through Engine.decide (validation included). */
-  async engineDecision(key: string, q: number) {
+  /**
+   * One decision request of `q` questions of the pool (from `from` on), through Engine.decide
+   * (validation included). The prefix cache is cleared first, so that the request runs from cold,
+   * unless `keep` (the prefix-cache rows measure a request that finds its state cached).
+   */
+  async engineDecision(key: string, q: number, options: { keep?: boolean; from?: number } = {}) {
     const m = need();
     const s = setups.get(key)!;
     const questions: Record<string, Question> = {};
-    s.questions.slice(0, q).forEach((question, i) => (questions[`q${i}`] = question));
+    const from = options.from ?? 0;
+    s.questions.slice(from, from + q).forEach((question, i) => (questions[`q${from + i}`] = question));
+    if (!options.keep) await engine!.clearCache();
+    const cached0 = (await engine!.status()).prefixCache.cachedTokens;
     const fed0 = m.tokensFed;
     const calls0 = m.forwardCalls;
     const f0 = forwardMs;
@@ -176,7 +186,10 @@ const api = {
     const probs = Object.values(res.answers).map((a) =>
       a.type === 'noul' ? { true: a.noul, false: 1 - a.noul } : (a.probabilities as Record<string, number>),
     );
-    return { ms, forward_ms, tokens: m.tokensFed - fed0, passes: m.forwardCalls - calls0, probs, trace: passTrace };
+    const tokens = m.tokensFed - fed0;
+    const passes = m.forwardCalls - calls0;
+    const cached_tokens = (await engine!.status()).prefixCache.cachedTokens - cached0;
+    return { ms, forward_ms, tokens, passes, cached_tokens, probs, trace: passTrace };
   },
 
   /**
@@ -213,8 +226,9 @@ const api = {
     return proseOfTokens(need().tokenizer, tokens, seed).text;
   },
 
-  /** Streams a greedy completion through the engine; times the first content chunk and the end. */
+  /** Streams a greedy completion through the engine from cold (prefix cache cleared); times the first content chunk and the end. */
   async engineChat(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxNew: number) {
+    await engine!.clearCache();
     let first = -1;
     let chunks = 0;
     const m0 = modelMs;
@@ -285,7 +299,26 @@ const api = {
     };
   },
 
-  /** Time of one engine chat call that writes a single token (prefill + one step). */
+  /** Keeps the loaded model's bound on the logits of one pass, or lifts it (`off`); reports the bound and the most tokens a pass then feeds. */
+  logitsBound(off: boolean) {
+    const m = need();
+    if (off) m.logitsBudgetBytes = Infinity;
+    return { budget: Number.isFinite(m.logitsBudgetBytes) ? m.logitsBudgetBytes : null, passTokens: m.passTokens() };
+  },
+
+  /** The largest logits tensor (bytes) the model returned since the last call. */
+  takeLogitsPeak() {
+    const peak = logitsPeak;
+    logitsPeak = 0;
+    return peak;
+  },
+
+  /** Drops the engine's prefix cache: the next request runs from cold. */
+  async clearCache() {
+    await engine!.clearCache();
+  },
+
+  /** Time of one engine chat call that writes a single token (prefill + one step), with whatever the prefix cache holds. */
   async engineFirstToken(messages: { role: 'system' | 'user' | 'assistant'; content: string }[]) {
     const t0 = performance.now();
     const res = await engine!.chat({ model: 'jev', messages, max_tokens: 1, temperature: 0 }, call());

@@ -107,7 +107,9 @@ export async function probeFormat(args: ProbeArgs): Promise<FormatRun> {
   const secondFed = (await counters()).tokensFed - c.tokensFed;
 
   // A turn of one token leaves the cache holding exactly its prompt (the token is never fed),
-  // so the next turn extends it: only its new tokens are fed, on any device.
+  // so the next turn extends it: only its new tokens are fed, on any device. (From an empty
+  // prefix cache: the earlier turns' caches would otherwise also hold the start of its reply.)
+  await jev.cache.clear();
   const plain = { ...args.chat, logprobs: false, top_logprobs: 0 };
   const short = await jev.chat.completions.create({ ...plain, max_tokens: 1 });
   const shortHistory = [...args.chat.messages, { role: 'assistant', content: short.choices[0].message.content }, { role: 'user', content: args.secondTurn }];

@@ -3,9 +3,9 @@ import { enableThinkingFor, type ChatCompletion, type ChatCompletionChunk, type 
 import { fitConversation } from './chat-prompt.ts';
 import { promptOpensThink, ReasoningSplitter, templateThinks } from './chat-reasoning.ts';
 import { chatTemplateOf } from './chat-template.ts';
-import type { ConversationCache } from './conversation-cache.ts';
 import { LanguageModel } from './language-model.ts';
 import { modelVersion } from './model-version.ts';
+import { continueFrom, keepCache, startFrom, type PrefixCache } from './prefix-cache.ts';
 import { sampleToken, seededRandom } from './sampler.ts';
 import { TextStream } from './text-stream.ts';
 
@@ -16,19 +16,21 @@ type TokenLogprob = NonNullable<ChatCompletion['choices'][number]['logprobs']>['
 export interface CompleteOptions {
   signal?: AbortSignal | undefined;
   onChunk?: ((chunk: ChatCompletionChunk) => void | Promise<void>) | undefined;
-  conversation: ConversationCache;
+  /** Caches of earlier requests' prompts and replies (null: every request starts cold). */
+  prefixes: PrefixCache | null;
 }
 
 /**
  * Generates the assistant's reply token by token, over forward passes driven by hand: the
- * cache of the previous turn is reused when this request extends it, each step reads one
+ * longest prefix held in the prefix cache is reused (the previous turn of this conversation, or
+ * the system prompt another conversation shares), each step reads one
  * token's logits, and the signal is checked between tokens. Each chunk is awaited: across a
  * worker boundary that keeps chunks ahead of the final result, and gives backpressure.
  * Generation stops on any of the model's stop tokens (`stopTokenIds`). With a template that
  * thinks (Qwen3), the `<think>` block is returned apart as `reasoning_content`.
  */
 export async function complete(lm: LanguageModel, request: ChatRequest, options: CompleteOptions): Promise<ChatCompletion> {
-  const { signal, onChunk, conversation } = options;
+  const { signal, onChunk, prefixes } = options;
   const reserve = request.max_tokens ?? 1;
   const enableThinking = enableThinkingFor(request.reasoning_effort);
   const { ids: prompt, text: promptText } = fitConversation(lm, request.messages, reserve, request.truncation, { enableThinking });
@@ -68,10 +70,9 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
     return split.reasoning || split.content ? delta : null;
   };
 
-  const start = conversation.take(lm, prompt);
+  const start = startFrom(prefixes, lm, prompt, prompt.length - 1);
   const fed = prompt.slice(0, start.reused);
-  let pass = await lm.forward(prompt.slice(start.reused), start.cache, 1);
-  start.cache.dispose();
+  let pass = await continueFrom(prefixes, lm, start, fed, prompt.slice(start.reused));
   fed.push(...prompt.slice(start.reused));
   let cache = pass.cache;
   await onChunk?.(chunk({ role: 'assistant', content: '' }, null));
@@ -108,7 +109,7 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
     }
   } finally {
     // Whatever happened, the cache holds exactly `fed`: the next turn can build on it.
-    conversation.keep(fed, cache);
+    keepCache(prefixes, fed, cache);
   }
   const rest = pieceDelta(stream.flush(), true);
   if (rest) await onChunk?.(chunk(rest, null));

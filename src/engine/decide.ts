@@ -11,6 +11,8 @@ import { choiceConfidence, scoreConfidence } from './confidence.ts';
 import { CONTENT_FREE_STATE, promptFrame } from './decision-prompt.ts';
 import { LanguageModel } from './language-model.ts';
 import { PriorCache } from './prior-cache.ts';
+import type { KvCache } from './kv-cache.ts';
+import { continueFrom, keepCache, startFrom, type PrefixCache } from './prefix-cache.ts';
 import { planQuestion, questionSpan, rebasePlan, type QuestionPlan } from './question-plan.ts';
 import { promptOf } from './decision-prompt-view.ts';
 import { modelVersion } from './model-version.ts';
@@ -30,6 +32,8 @@ export interface QuestionScore {
 export interface DecideOptions {
   signal?: AbortSignal | undefined;
   priors: PriorCache;
+  /** Caches of earlier requests' prompts (null: every request starts cold). */
+  prefixes: PrefixCache | null;
 }
 
 /** Answers every question of a decision request from one encoding of its state. */
@@ -39,7 +43,7 @@ export async function decide(lm: LanguageModel, request: DecisionRequest, option
   const profiles = planCalibration(request, modelVersion(lm));
   const withMass = request.include.includes('answer_mass');
   const withPrompt = request.include.includes('prompt');
-  const scored = await scoreState(lm, request.state, keys.map((k) => request.questions[k]!), options.signal, 'state');
+  const scored = await scoreState(lm, request.state, keys.map((k) => request.questions[k]!), options.signal, 'state', options.prefixes);
   const priors = request.calibrate ? await labelPriors(lm, keys.map((k) => request.questions[k]!), options) : null;
 
   const answers: Record<string, Answer> = Object.create(null);
@@ -71,7 +75,8 @@ export async function decide(lm: LanguageModel, request: DecisionRequest, option
  * Encodes `state` once and scores each question against that cached prefix. Each question's
  * forward passes read the state cache and leave it intact, so a question's answer does not
  * depend on which other questions share the request. A single question is fed with the state in
- * one pass (the same numbers, one pass fewer).
+ * one pass (the same numbers, one pass fewer). The longest prefix that an earlier request left
+ * in `prefixes` is not fed again, and this request's prompt is left there for the next.
  */
 export async function scoreState(
   lm: LanguageModel,
@@ -79,6 +84,7 @@ export async function scoreState(
   questions: readonly Question[],
   signal: AbortSignal | undefined,
   param: string,
+  prefixes: PrefixCache | null,
 ): Promise<{ stateTokens: number; questions: { plan: QuestionPlan; score: QuestionScore }[] }> {
   const frame = promptFrame(lm, state);
   const ownIds = lm.encode(frame.prefix, frame.addSpecialTokens);
@@ -99,42 +105,50 @@ export async function scoreState(
   }
 
   signal?.throwIfAborted();
-  const empty = lm.emptyCache();
   if (plans.length === 1) {
     // One question: nothing else reads the state's cache, so the state and the question go in
     // one pass, as the naive way prefills them; a separate state pass would only add a pass.
     const plan = plans[0]!;
-    const whole = await lm.forward([...prefixIds, ...plan.promptIds], empty, 1);
-    empty.dispose();
+    const ids = [...prefixIds, ...plan.promptIds];
+    const start = startFrom(prefixes, lm, ids, ids.length - 1);
+    const whole = await continueFrom(prefixes, lm, start, ids.slice(0, start.reused), ids.slice(start.reused));
     const rootLogProbs = LanguageModel.logProbsAt(whole.logits, -1);
     whole.logits.dispose();
     try {
       const score = await scoreQuestion(lm, whole.cache, rootLogProbs, { ...plan, promptIds: [] }, signal);
       return { stateTokens: prefixIds.length, questions: [{ plan, score }] };
     } finally {
-      whole.cache.dispose();
+      keepCache(prefixes, ids, whole.cache);
     }
   }
-  const prefix = await lm.forward(prefixIds, empty, 1);
-  empty.dispose();
-  const prefixLogProbs = LanguageModel.logProbsAt(prefix.logits, -1);
-  prefix.logits.dispose();
+  // The state's own next-token distribution is read only by a question whose labels follow the
+  // state directly (no prompt tokens of its own): then a state held whole must still feed a token.
+  const rootNeeded = plans.some((p) => p.promptIds.length === 0);
+  const start = startFrom(prefixes, lm, prefixIds, rootNeeded ? prefixIds.length - 1 : prefixIds.length);
+  let prefixCache = start.cache;
+  let prefixLogProbs: Float64Array | null = null;
+  if (start.reused < prefixIds.length) {
+    const pass = await continueFrom(prefixes, lm, start, prefixIds.slice(0, start.reused), prefixIds.slice(start.reused));
+    prefixCache = pass.cache;
+    if (rootNeeded) prefixLogProbs = LanguageModel.logProbsAt(pass.logits, -1);
+    pass.logits.dispose();
+  }
   try {
     const out: { plan: QuestionPlan; score: QuestionScore }[] = [];
     for (const plan of plans) {
       signal?.throwIfAborted();
-      out.push({ plan, score: await scoreQuestion(lm, prefix.cache, prefixLogProbs, plan, signal) });
+      out.push({ plan, score: await scoreQuestion(lm, prefixCache, prefixLogProbs, plan, signal) });
     }
     return { stateTokens: prefixIds.length, questions: out };
   } finally {
-    prefix.cache.dispose();
+    keepCache(prefixes, prefixIds, prefixCache);
   }
 }
 
 async function scoreQuestion(
   lm: LanguageModel,
-  stateCache: import('./kv-cache.ts').KvCache,
-  stateLogProbs: Float64Array,
+  stateCache: KvCache,
+  stateLogProbs: Float64Array | null,
   plan: QuestionPlan,
   signal: AbortSignal | undefined,
 ): Promise<QuestionScore> {
@@ -159,6 +173,7 @@ async function scoreQuestion(
       pass.logits.dispose();
       fed += row.length;
     }
+    if (!rootLogProbs) throw new Error('decide: no next-token distribution at the question\'s root');
     const labelLogProbs = plan.scoring.labelLogProbs(rootLogProbs, rowLogProbs);
     const mass = plan.answers.map(() => 0);
     plan.labels.forEach((label, i) => {
@@ -178,7 +193,7 @@ async function labelPriors(lm: LanguageModel, questions: readonly Question[], op
   const keys = questions.map((q) => PriorCache.key(modelKey, q));
   const missing = questions.filter((_, i) => !options.priors.get(keys[i]!));
   if (missing.length > 0) {
-    const measured = await scoreState(lm, CONTENT_FREE_STATE, missing, options.signal, 'state');
+    const measured = await scoreState(lm, CONTENT_FREE_STATE, missing, options.signal, 'state', options.prefixes);
     let m = 0;
     questions.forEach((_, i) => {
       if (!options.priors.get(keys[i]!)) options.priors.set(keys[i]!, measured.questions[m++]!.score.probabilities);

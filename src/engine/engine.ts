@@ -12,7 +12,6 @@ import type { CallHandle, DebugAction, EngineApi, EngineStatus, LoadEvent, LoadO
 import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat.ts';
 import { refuseFarPastContext } from './context-bound.ts';
-import { ConversationCache } from './conversation-cache.ts';
 import { decide } from './decide.ts';
 import type { Dtype, LanguageModel } from './language-model.ts';
 import { httpSource, type CheckedModelSource } from './http-source.ts';
@@ -32,6 +31,8 @@ import {
 import { modelVersion } from './model-version.ts';
 import { PassGate } from './pass-gate.ts';
 import { PriorCache } from './prior-cache.ts';
+import { defaultPrefixCacheBytes, PrefixCache } from './prefix-cache.ts';
+import { isAllocationFailure } from './allocation-failure.ts';
 import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './runtime-env.ts';
 import { TaskQueue } from './task-queue.ts';
 import { MODEL_CACHE } from './integrity-cache.ts';
@@ -44,6 +45,11 @@ export interface EngineConfig {
   isNode?: boolean;
   /** The worker that hosts the engine, where there is one: it hears faults and runs crash drills. */
   host?: EngineHost;
+  /**
+   * The prefix cache's byte budget (docs/prefix-cache.md); 0 turns it off. Default: a sixteenth
+   * of `navigator.deviceMemory`, within 32–256 MiB.
+   */
+  prefixCacheBytes?: number;
 }
 
 /** What a host offers the engine: see protocol/supervision.ts and docs/reliability.md. */
@@ -65,7 +71,7 @@ export class Engine implements EngineApi {
   readonly #queue = new TaskQueue();
   readonly #calls = new Map<string, AbortController>();
   readonly #priors = new PriorCache();
-  readonly #conversation = new ConversationCache();
+  readonly #prefixes: PrefixCache;
   readonly #gate = new PassGate();
   /** The signal of the request being served (one at a time): a pass held at the gate ends with it. */
   #serving: AbortSignal | null = null;
@@ -74,10 +80,12 @@ export class Engine implements EngineApi {
   /** Resolves with what happened once the WebGPU device the model runs on is lost. */
   #deviceLoss: Promise<string> | null = null;
   #loading: Promise<LanguageModel> | null = null;
-  #status: EngineStatus = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 } };
+  #status: Omit<EngineStatus, 'prefixCache'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 } };
 
   constructor(config: EngineConfig) {
     this.#config = config;
+    const deviceMemory = (globalThis.navigator as { deviceMemory?: number } | undefined)?.deviceMemory;
+    this.#prefixes = new PrefixCache(config.prefixCacheBytes ?? defaultPrefixCacheBytes(deviceMemory));
   }
 
   /** The loaded model, for tests and the benchmark that drive it directly. */
@@ -96,8 +104,9 @@ export class Engine implements EngineApi {
     this.#loading = loading;
     try {
       await loading;
-      onEvent({ type: 'ready', status: this.#status });
-      return this.#status;
+      const status = await this.status();
+      onEvent({ type: 'ready', status });
+      return status;
     } catch (e) {
       const err = toJevError(e);
       if (this.#lm && before.state === 'ready' && this.#lm.id === before.model) {
@@ -153,7 +162,7 @@ export class Engine implements EngineApi {
     this.#lm = lm;
     lm.passHooks = this.#passHooks();
     this.#priors.clear();
-    this.#conversation.clear();
+    this.#prefixes.reset();
     await old?.dispose();
     this.#status = {
       state: 'ready',
@@ -226,7 +235,16 @@ export class Engine implements EngineApi {
 
   async status(): Promise<EngineStatus> {
     const lm = this.#lm;
-    return { ...this.#status, counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0, liveTensors: lm?.ledger.live ?? 0 } };
+    return {
+      ...this.#status,
+      counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0, liveTensors: lm?.ledger.live ?? 0 },
+      prefixCache: this.#prefixes.counters(),
+    };
+  }
+
+  async clearCache(): Promise<void> {
+    // In the queue, so that no request is using a cache while it goes.
+    await this.#queue.run(async () => this.#prefixes.clear());
   }
 
   async models(): Promise<ModelList> {
@@ -240,7 +258,7 @@ export class Engine implements EngineApi {
     const request = parseDecisionRequest(body);
     return this.#serve(call, (lm, signal) => {
       refuseFarPastContext(lm, request);
-      return decide(lm, request, { signal, priors: this.#priors });
+      return this.#underPressure(() => decide(lm, request, { signal, priors: this.#priors, prefixes: decisionsReuse(lm) ? this.#prefixes : null }));
     });
   }
 
@@ -250,7 +268,10 @@ export class Engine implements EngineApi {
       if (request.model !== 'jev' && request.model !== lm.id) {
         throw new JevError('model_not_found', `The model ${JSON.stringify(request.model)} does not exist here; use "jev" or "${lm.id}".`, { param: 'model' });
       }
-      return complete(lm, request, { signal, onChunk, conversation: this.#conversation });
+      // A stream that has begun cannot be told again: it is retried only before its first chunk.
+      let begun = false;
+      const sent = onChunk && ((chunk: ChatCompletionChunk) => ((begun = true), onChunk(chunk)));
+      return this.#underPressure(() => complete(lm, request, { signal, onChunk: sent, prefixes: this.#prefixes }), () => !begun);
     });
   }
 
@@ -341,6 +362,19 @@ export class Engine implements EngineApi {
     }
   }
 
+  /**
+   * Runs a request; where it fails for want of memory while the prefix cache holds caches, they
+   * are dropped and the request runs once more: the cache shrinks before a request fails.
+   */
+  async #underPressure<T>(work: () => Promise<T>, mayRetry: () => boolean = () => true): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      if (!isAllocationFailure(e) || !mayRetry() || !this.#prefixes.shrink()) throw e;
+      return await work();
+    }
+  }
+
   async #ready(): Promise<LanguageModel> {
     if (this.#loading) await this.#loading;
     if (!this.#lm) throw new JevError('engine_unavailable', 'No model is loaded: call load() first.', { param: null });
@@ -349,3 +383,14 @@ export class Engine implements EngineApi {
 }
 
 export { DTYPE_FILES };
+
+/**
+ * Whether decisions read from and write to the prefix cache. Not on q8: the hub's q8 graphs
+ * quantize activations per pass (DynamicQuantizeLinear, one scale over all the tokens a pass
+ * feeds), so a state continued from a cache answers differently from the same state fed at once
+ * (measured on tiny-random-llama: 0.153 against 0.132), and a decision would depend on what was
+ * asked before it. Chat reuses the cache on every format, as a conversation's next turn always has.
+ */
+export function decisionsReuse(lm: LanguageModel): boolean {
+  return lm.dtype !== 'q8';
+}

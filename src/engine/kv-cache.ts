@@ -25,6 +25,13 @@ export class KvCache {
     return this.#disposed;
   }
 
+  /** Bytes the cache's tensors hold (every past key/value, at its element size). */
+  get bytes(): number {
+    let n = 0;
+    for (const t of Object.values(this.tensors)) n += t.size * (t.type === 'float16' ? 2 : 4);
+    return n;
+  }
+
   /**
    * The cache of the first `length` tokens, as a new cache (this one stays intact). Exact, since
    * a position's keys and values depend only on the tokens before it. Only for caches held in

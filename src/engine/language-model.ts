@@ -5,6 +5,9 @@ import { logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from './tensor-ledger.ts';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
+
+/** The default bound on the logits one pass returns (LanguageModel.logitsBudgetBytes). */
+export const LOGITS_BUDGET_BYTES = 128 * 1024 * 1024;
 export type Dtype = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16';
 
 /** What runs around every forward pass: the engine's pass gate and its beats to the watchdog. */
@@ -44,6 +47,15 @@ export class LanguageModel {
    * Set at load where the backend computes a long pass wrongly (see `passLimitCheck` in load-model.ts).
    */
   maxPassTokens: number | null = null;
+  /**
+   * The most bytes of logits one pass may return. A hub export returns logits for every position
+   * it is fed, and only the last is read: with Qwen's 151,936-token vocabulary a 512-token state
+   * would make 311 MB of float32 logits in one pass (Gemma's 262,144 tokens: 537 MB). Longer
+   * inputs are fed in passes whose logits fit (exact, as `maxPassTokens`). 128 MiB lets a
+   * 49,152-token vocabulary (SmolLM2) take 682 tokens a pass; Qwen 220, Gemma 128. Infinity: no
+   * bound. Graphs with a `num_logits_to_keep` input return only the rows asked for and need none.
+   */
+  logitsBudgetBytes = LOGITS_BUDGET_BYTES;
 
   constructor(
     readonly id: string,
@@ -87,7 +99,7 @@ export class LanguageModel {
   async forward(ids: readonly number[], past: KvCache, keep = 0): Promise<{ logits: Tensor; cache: KvCache }> {
     if (ids.length === 0) throw new Error('forward: no tokens');
     if (past.disposed) throw new Error('forward: cache already disposed');
-    const max = this.maxPassTokens;
+    const max = this.passTokens();
     if (max === null || ids.length <= max) return this.#pass(ids, past, keep);
     // In passes of at most `max` tokens. The rows asked for may span passes: then every pass
     // keeps all its rows and they are joined; else only the last pass's rows are kept.
@@ -115,6 +127,14 @@ export class LanguageModel {
     } finally {
       if (failed || pieces.length > 1) for (const t of pieces) t.dispose();
     }
+  }
+
+  /** The most tokens one pass feeds: the backend's limit and the logits budget, whichever is lower; null: no limit. */
+  passTokens(): number | null {
+    const rowBytes = this.vocabSize * (this.dtype === 'fp16' || this.dtype === 'q4f16' ? 2 : 4);
+    const byLogits = this.#hasLogitsToKeep || rowBytes === 0 || !Number.isFinite(this.logitsBudgetBytes) ? null : Math.max(16, Math.floor(this.logitsBudgetBytes / rowBytes));
+    if (this.maxPassTokens === null) return byLogits;
+    return byLogits === null ? this.maxPassTokens : Math.min(this.maxPassTokens, byLogits);
   }
 
   /** The rows of several [1, n_i, vocab] logits tensors as one [1, rows, vocab] tensor (the last `keep` rows, or all when 0). */

@@ -148,6 +148,7 @@ export function clientForEngine(
     ready,
     load: (options, progress) => load(options, progress),
     status: async () => ({ ...(await api.status()), queue: { inFlight: admission.inFlight, maxQueued: admission.maxQueued } }),
+    cache: { clear: () => api.clearCache() },
     terminate: () => binding.terminate(),
     debug: {
       crashWorker: (mode = 'throw') => drill({ type: 'crash', mode }),

@@ -104,6 +104,8 @@ export class EngineSupervisor {
         await this.#within(this.#instance, this.#instance.api.cancel(callId)).catch(() => undefined);
       },
       debug: (action: DebugAction) => this.drill(action),
+      // A restarted instance starts with an empty cache: clearing a dead one is moot.
+      clearCache: () => this.#guard((api) => api.clearCache()),
     };
   }
 

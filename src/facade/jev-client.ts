@@ -78,6 +78,11 @@ export interface JevClient {
   /** Loads another model (or the same on another device or dtype); calls wait for it. */
   load(options: Partial<LoadOptions>, onProgress?: (event: LoadEvent) => void): Promise<EngineStatus>;
   status(): Promise<EngineStatus>;
+  /**
+   * The prefix cache (docs/prefix-cache.md): `clear()` drops every cached prompt, so that the next
+   * requests start cold (a remote client rejects: its server's cache is not reachable from here).
+   */
+  cache: { clear(): Promise<void> };
   /** Stops the engine's worker; the client cannot be used afterwards. */
   terminate(): void;
   /** Fault drills; absent where no engine runs here (a remote client). */

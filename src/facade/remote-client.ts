@@ -72,6 +72,8 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
     adapter: null,
     error: null,
     counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 },
+    // The server's cache is its own: nothing of it is visible from here.
+    prefixCache: { entries: 0, tokens: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0, cachedTokens: 0, evictions: 0 },
   });
 
   return {
@@ -96,6 +98,11 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
       throw new JevError('unprocessable', 'A remote client serves the models of its server; it loads none itself.', { param: null });
     },
     status,
+    cache: {
+      clear: async () => {
+        throw new JevError('unprocessable', "A remote client cannot clear its server's prefix cache; the server's own page or library can.", { param: null });
+      },
+    },
     terminate: () => {},
   };
 }

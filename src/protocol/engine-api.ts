@@ -39,17 +39,37 @@ export interface EngineStatus {
     forwardPasses: number;
     /**
      * Tensors the loaded model's owner holds now (made by the engine or returned by the model,
-     * not yet disposed; see tensor-ledger.ts). Between requests this is the conversation cache
-     * kept for the next chat turn (one tensor per past key/value input after a chat, else 0).
+     * not yet disposed; see tensor-ledger.ts). Between requests these are the prefix cache's:
+     * one tensor per past key/value input for each of its `prefixCache.entries`.
      */
     liveTensors: number;
   };
+  /**
+   * The prefix cache: key/value caches of earlier requests' prompts, reused by later requests
+   * that begin the same way (docs/prefix-cache.md). Counters since the model loaded.
+   */
+  prefixCache: PrefixCacheStatus;
   error: string | null;
   /**
    * The facade's queue (absent in the engine's own status): requests in flight (served or
    * waiting, streams until they end) and how many may wait (limits.maxQueued).
    */
   queue?: { inFlight: number; maxQueued: number };
+}
+
+export interface PrefixCacheStatus {
+  /** Caches held, the tokens they cover and their bytes; the byte budget. */
+  entries: number;
+  tokens: number;
+  bytes: number;
+  maxBytes: number;
+  /** Requests that reused a held prefix, and those that found none. */
+  hits: number;
+  misses: number;
+  /** Prompt tokens reused instead of fed. */
+  cachedTokens: number;
+  /** Caches dropped to stay within the budget or to free memory under pressure (not by a clear). */
+  evictions: number;
 }
 
 /**
@@ -85,4 +105,6 @@ export interface EngineApi {
   models(): Promise<ModelList>;
   /** Runs a fault drill; resolves whether it applied (no WebGPU device to lose, no worker to crash: false). */
   debug(action: DebugAction): Promise<boolean>;
+  /** Drops every cached prefix (the next requests start cold); resolves once they are freed. */
+  clearCache(): Promise<void>;
 }

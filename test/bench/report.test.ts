@@ -56,6 +56,15 @@ const result: BenchResult = {
       samples: { ttft_ms: [], decode_tps: [], decision_ms: [] },
     },
   ],
+  prefix_cache: [
+    {
+      model: 'm', device: 'wasm', dtype: 'fp32', state_tokens: 512, prefix_tokens: 560, questions: 4, first_ms: 6000, repeat_ms: 1000, cold_repeat_ms: 5900,
+      speedup: 6, speedup_same_work: 5.9, cached_tokens: 560, first_tokens: 700, repeat_tokens: 140, cold_repeat_tokens: 700, max_prob_diff: 3e-8, reps: 1,
+    },
+  ],
+  prefix_cache_chat: [
+    { model: 'm', device: 'wasm', dtype: 'fp32', system_tokens: 480, prompt_tokens: 520, cached_tokens: 505, first_ttft_ms: 4000, repeat_ttft_ms: 400, cold_repeat_ttft_ms: 4100, speedup_same_work: 10.25, reps: 1 },
+  ],
   peer_agreement: [{ model: 'm', dtype: 'q4', bound: 0.25, pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
   load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
   memory: [
@@ -73,11 +82,14 @@ describe('bench report writers', () => {
     for (const k of ['peer', 'model', 'dtype', 'device', 'threads', 'prefill_tps', 'decode_tps', 'engine_prefill_tps', 'engine_decode_tps']) expect(json.peers[0]).toHaveProperty(k);
     for (const k of ['ttft_ms', 'decode_tps', 'baseline_ttft_ms', 'baseline_decode_tps', 'followup_ttft_ms', 'cold_followup_ttft_ms']) expect(json.chat[0]).toHaveProperty(k);
     for (const k of ['model', 'device', 'phase', 'model_bytes', 'renderer_peak_rss_bytes']) expect(json.memory[0]).toHaveProperty(k);
+    for (const k of ['model', 'device', 'state_tokens', 'questions', 'first_ms', 'repeat_ms', 'cached_tokens']) expect(json.prefix_cache[0]).toHaveProperty(k);
   });
 
   it('render tables and an SVG chart, and replace only the generated block of the document', () => {
     const block = renderResults(result, 'npm run bench -- --json x.json', 'benchmarks.svg');
     expect(block).toContain('| 512 | 16 | 560 | 1.00 s | 4.00 s | 4.00× | 4.50× | 89% |');
+    expect(block).toContain('| m · wasm · fp32 | 512 | 4 | 6.00 s | 1.00 s | 6.00× | 5.90 s | 5.90× | 560 | 700 / 140 / 700 | 3.0e-8 | 1 |');
+    expect(block).toContain('| m · wasm · fp32 | 480 tokens | 4.00 s | 400 ms | 4.10 s | 10.25× | 505 / 520 | 1 |');
     expect(block).toContain('abc1234-dirty');
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
     expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× |');

@@ -331,7 +331,7 @@ for (const family of FAMILIES) {
       };
       let warm: Awaited<ReturnType<Engine['chat']>> | null = null;
       const warmFed = await fed(async () => (warm = await engine.chat({ model: 'jev', messages: followUp, temperature: 0, max_tokens: 6 }, call())));
-      await engine.chat({ model: 'jev', messages: [{ role: 'user', content: 'Something else entirely.' }], max_tokens: 1 }, call());
+      await engine.clearCache();
       let cold: Awaited<ReturnType<Engine['chat']>> | null = null;
       const coldFed = await fed(async () => (cold = await engine.chat({ model: 'jev', messages: followUp, temperature: 0, max_tokens: 6 }, call())));
       expect(warm!.usage.prompt_tokens_details!.cached_tokens).toBeGreaterThanOrEqual(chatPromptIds(lm, MESSAGES).length - 1);

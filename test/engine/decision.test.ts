@@ -55,12 +55,16 @@ for (const m of testModels()) {
   describe.skipIf(!m.present)(`decisions on ${m.id}`, () => {
     let engine: Engine;
     let lm: LanguageModel;
+    /** The same model without the prefix cache: every request from cold, for arithmetic checked to 1e-9. */
+    let cold: Engine;
     beforeAll(async () => {
       engine = await loadEngine(m.root, m.id);
       lm = engine.languageModel!;
+      cold = await loadEngine(m.root, m.id, 'fp32', { prefixCacheBytes: 0 });
     });
     afterAll(async () => {
       await lm?.dispose();
+      await cold?.languageModel?.dispose();
     });
 
     /** The engine's probabilities for one question vs. the independent full-pass computation. */
@@ -195,9 +199,9 @@ for (const m of testModels()) {
 
     it('contextual calibration divides out the prior measured on a content-free state', async () => {
       const q = { place: QUESTIONS['place']! };
-      const plain = await engine.decide(request(q), call());
-      const prior = await engine.decide({ model: 'jev', state: 'N/A', questions: q }, call());
-      const calibrated = await engine.decide(request(q, { calibrate: true }), call());
+      const plain = await cold.decide(request(q), call());
+      const prior = await cold.decide({ model: 'jev', state: 'N/A', questions: q }, call());
+      const calibrated = await cold.decide(request(q, { calibrate: true }), call());
       const [p, p0, c] = [plain, prior, calibrated].map((r) => {
         const a = r.answers['place']!;
         if (a.type !== 'choice') throw new Error('choice expected');
@@ -218,6 +222,7 @@ for (const m of testModels()) {
     });
 
     it('encodes the state once for all questions', async () => {
+      await engine.clearCache();
       const before = lm.tokensFed;
       await engine.decide(request(QUESTIONS), call());
       const fed = lm.tokensFed - before;
@@ -256,6 +261,7 @@ describe('a failed load', () => {
     const status = await engine.status();
     expect(status).toMatchObject({ state: 'ready', model: m.id });
     expect(status.error).toMatch(/no-such-model/);
+    await engine.clearCache(); // the same answers from cold, not ±1e-6 from the prefix cache
     const after = await engine.decide({ model: 'jev', state: 'a dog', questions: { q: { type: 'noul', instructions: 'A dog?' } } }, { id: 'f2' });
     expect(after.answers).toEqual(before.answers);
     await engine.languageModel?.dispose();

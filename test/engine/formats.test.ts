@@ -8,7 +8,7 @@ import type { Engine } from '../../src/engine/engine.ts';
 import type { Dtype, LanguageModel } from '../../src/engine/language-model.ts';
 import { DTYPE_FILES } from '../../src/engine/load-model.ts';
 import { planQuestion } from '../../src/engine/question-plan.ts';
-import { GENERATED, loadEngine, TINY } from '../support/models.ts';
+import { cachedTensors, GENERATED, loadEngine, TINY } from '../support/models.ts';
 
 /**
  * Every format of the generated tiny Llama, in both export styles (Optimum's standard ops and the
@@ -163,13 +163,12 @@ describe.skipIf(!present(TINY, 'fp32'))(`formats of ${TINY} and ${GQA} on onnxru
         });
 
         it(`decision probabilities agree with fp32 within ${DECISION_TOLERANCE[dtype]}`, async () => {
-          const live = lm.ledger.live;
           const got = probabilities(await engine.decide({ model: 'jev', state: STATE, questions: QUESTIONS }, call()));
           expect(got.length).toBe(refDecision.length);
           const diff = Math.max(...got.map((p, i) => Math.abs(p - refDecision[i]!)));
           console.log(`[formats] ${model} ${dtype}: decision max |Δp| = ${diff.toExponential(3)}`);
           expect(diff).toBeLessThanOrEqual(DECISION_TOLERANCE[dtype]);
-          expect(lm.ledger.live).toBe(live);
+          expect(lm.ledger.live).toBe(await cachedTensors(engine));
         });
 
         it(`log-prob drift along the fp32 greedy path stays within ${DRIFT_TOLERANCE[dtype]} nats; greedy chat equals its own full-pass greedy`, async () => {
@@ -214,6 +213,7 @@ describe.skipIf(!present(TINY, 'fp32'))(`formats of ${TINY} and ${GQA} on onnxru
         });
 
         it('shares the state across questions: the state is fed once', async () => {
+          await engine.clearCache();
           const before = lm.tokensFed;
           await engine.decide({ model: 'jev', state: STATE, questions: QUESTIONS }, call());
           const fed = lm.tokensFed - before;

@@ -72,4 +72,11 @@ describe('a client pointed at a remote server that speaks the same HTTP specific
     const unauthorized = await noKey.decisions.create(DECISION).catch((e) => e);
     expect(unauthorized.status).toBe(401);
   });
+
+  it("cannot clear its server's prefix cache: cache.clear() rejects, saying so; the local client's clears", async () => {
+    const err = await remote.cache.clear().catch((e) => e);
+    expect(err).toMatchObject({ code: 'unprocessable' });
+    expect(String(err.message)).toMatch(/remote client cannot clear its server's prefix cache/);
+    expect((await remote.status()).prefixCache).toMatchObject({ entries: 0, maxBytes: 0 });
+  });
 });

@@ -7,7 +7,7 @@ import type { Engine } from '../../src/engine/engine.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { localClient } from '../support/local-client.ts';
 import { GENERATED, TINY } from '../support/models.ts';
-import { mixedJobs, serve, type Job, type Outcome } from './workload.ts';
+import { mixedJobs, outcomeDiff, serve, type Job, type Outcome } from './workload.ts';
 
 const CALLERS = 5;
 const PER_CALLER = 10;
@@ -31,7 +31,8 @@ describe('load: 50 concurrent mixed requests', () => {
     const callers = Array.from({ length: CALLERS }, (_, c) => jobs.map((job, i) => ({ job, i })).filter(({ i }) => i % CALLERS === c));
     const results: Outcome[] = new Array(jobs.length);
     await Promise.all(callers.map((mine) => Promise.all(mine.map(async ({ job, i }) => void (results[i] = await serve(client, job))))));
-    for (let i = 0; i < jobs.length; i++) expect(results[i], `job ${i} (${jobs[i]!.kind} via ${jobs[i]!.via})`).toEqual(alone[i]);
+    // Within 1e-6: which earlier prompts the prefix cache holds depends on the order they ran in.
+    for (let i = 0; i < jobs.length; i++) expect(outcomeDiff(results[i], alone[i]), `job ${i} (${jobs[i]!.kind} via ${jobs[i]!.via})`).toEqual([]);
   });
 
   it('the openai client, as one more caller among concurrent facade calls, gets the answers it gets alone', async () => {
@@ -44,12 +45,13 @@ describe('load: 50 concurrent mixed requests', () => {
       ...jobs.slice(0, 10).map((job) => serve(client, job)),
     ]);
     expect(together.slice(0, 6)).toEqual(soloTexts);
-    expect(together.slice(6)).toEqual(alone.slice(0, 10));
+    expect(outcomeDiff(together.slice(6), alone.slice(0, 10))).toEqual([]);
   });
 
-  it('ends healthy: nothing queued, only the conversation cache held', async () => {
+  it('ends healthy: nothing queued, only the prefix cache held', async () => {
     const status = await client.status();
     expect(status.state).toBe('ready');
-    expect(status.counters.liveTensors).toBe(engine.languageModel!.kvInputs.length);
+    expect(status.prefixCache.entries).toBeGreaterThan(0);
+    expect(status.counters.liveTensors).toBe(status.prefixCache.entries * engine.languageModel!.kvInputs.length);
   });
 });

@@ -91,6 +91,7 @@ function fakeInstance(options: FakeOptions = {}): FakeInstance {
     decide: (b, c) => live(engine.decide(b, c)),
     chat: (b, c, on) => live(engine.chat(b, c, on)),
     cancel: (id) => live(engine.cancel(id)),
+    clearCache: () => live(engine.clearCache()),
     debug: (action) => {
       if (action.type === 'lose-device' && options.onWebGpu) {
         setTimeout(() => kill({ type: 'device-lost', message: 'The WebGPU device was lost (destroyed).' }));

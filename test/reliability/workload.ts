@@ -109,3 +109,21 @@ function chatOutcome(res: ChatDone): Outcome {
 function post(surface: Surface, url: string, body: unknown): Promise<Response> {
   return surface.fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 }
+
+/**
+ * Where two outcomes differ: every number may differ by `tolerance` (answers read through the
+ * prefix cache equal those from cold within 1e-6, not bit for bit), anything else must be equal.
+ * Empty when they agree.
+ */
+export function outcomeDiff(a: unknown, b: unknown, tolerance = 1e-6, path = '$'): string[] {
+  if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) <= tolerance ? [] : [`${path}: ${a} vs ${b}`];
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return Object.is(a, b) ? [] : [`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`];
+  if (Array.isArray(a) !== Array.isArray(b)) return [`${path}: array vs object`];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  const out: string[] = [];
+  for (const k of keys) {
+    if (!(k in a) || !(k in b)) out.push(`${path}.${k}: only in ${k in a ? 'the first' : 'the second'}`);
+    else out.push(...outcomeDiff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], tolerance, `${path}.${k}`));
+  }
+  return out;
+}
