@@ -4,7 +4,7 @@
  *
  *   npx tsx bench/peers/profile-engine.ts [--model smollm2-135m-random] [--threads N] [--prompt 400]
  *                                         [--steps 32] [--reps 3] [--only NAME]... [--json FILE]
- *                                         [--max-load L [--max-wait S]] [--dtype fp32|q4|q8]
+ *                                         [--max-load L [--max-wait S]] [--dtype fp32|q4|q8] [--candidate TEXT]
  *
  * `--dtype q4` / `q8` profiles the baseline worker on that ONNX file (the breakdown: `--only breakdown`;
  * the graph variants below are fp32 graphs).
@@ -45,6 +45,7 @@ const { values } = parseArgs({
     'max-load': { type: 'string' },
     'max-wait': { type: 'string', default: '120' },
     only: { type: 'string', multiple: true },
+    candidate: { type: 'string' },
     json: { type: 'string', default: resolve(REPO, 'bench-results/engine-profile.json') },
     'no-build': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
@@ -176,6 +177,7 @@ try {
 
   // ---- 3. options, each paired with a baseline run just before it
   const candidates: { name: string; opts: Partial<EngineLoadOptions> }[] = [
+    { name: 'KV copied out of wasm memory and back in each pass (onnxruntime-web unpatched: build/ort-patch.mjs off)', opts: { residentOutputs: false } },
     { name: "dtype q8 (the engine's first choice on wasm; not the peer's weights)", opts: { dtype: 'q8' } },
     { name: 'ort build: plain (non-asyncify) wasm', opts: { ortBuild: 'plain' } },
     { name: 'ort build: jspi wasm', opts: { ortBuild: 'jspi' } },
@@ -193,7 +195,7 @@ try {
   ];
   const options: Record<string, unknown>[] = [];
   if (want('options')) {
-    for (const c of candidates) {
+    for (const c of candidates.filter((x) => !values.candidate || x.name.includes(values.candidate!))) {
       let result: Record<string, unknown>;
       try {
         const w = await start(c.opts);

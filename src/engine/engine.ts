@@ -80,7 +80,7 @@ export class Engine implements EngineApi {
   /** Resolves with what happened once the WebGPU device the model runs on is lost. */
   #deviceLoss: Promise<string> | null = null;
   #loading: Promise<LanguageModel> | null = null;
-  #status: Omit<EngineStatus, 'prefixCache'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 } };
+  #status: Omit<EngineStatus, 'prefixCache'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 } };
 
   constructor(config: EngineConfig) {
     this.#config = config;
@@ -174,7 +174,7 @@ export class Engine implements EngineApi {
       threads: lm.device === 'cpu' ? null : configuredThreads(),
       adapter: resolved.adapter,
       error: null,
-      counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 },
+      counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
     };
     if (lm.device === 'webgpu') await this.#watchDevice();
     return lm;
@@ -237,7 +237,7 @@ export class Engine implements EngineApi {
     const lm = this.#lm;
     return {
       ...this.#status,
-      counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0, liveTensors: lm?.ledger.live ?? 0 },
+      counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0, residentPasses: lm?.residentPasses ?? 0, liveTensors: lm?.ledger.live ?? 0 },
       prefixCache: this.#prefixes.counters(),
     };
   }

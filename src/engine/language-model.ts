@@ -3,6 +3,7 @@ import { emptyLike, floatsOf, type ElementArray } from './float16.ts';
 import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
 import { logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from './tensor-ledger.ts';
+import { residesInWasm, withResidentOutputs } from './resident-outputs.ts';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 
@@ -37,6 +38,8 @@ export class LanguageModel {
   /** Counts every token the model has been fed since load: tests observe prefill sizes here. */
   tokensFed = 0;
   forwardCalls = 0;
+  /** Passes whose KV cache stayed in wasm memory (resident-outputs.ts); 0 where outputs are copied. */
+  residentPasses = 0;
   /** Every tensor made here or returned by the model, counted until disposed (EngineStatus.counters.liveTensors). */
   readonly ledger = new TensorLedger();
   /** Set by the engine that serves this model. */
@@ -176,7 +179,8 @@ export class LanguageModel {
       await hooks?.before(n);
       const started = performance.now();
       try {
-        outputs = this.ledger.trackAll((await this.model.forward({ ...inputs, past_key_values: past.tensors })) as Record<string, Tensor>);
+        const run = () => this.model.forward({ ...inputs, past_key_values: past.tensors });
+        outputs = this.ledger.trackAll((await (this.device === 'wasm' ? withResidentOutputs(run) : run())) as Record<string, Tensor>);
       } finally {
         hooks?.after(n, performance.now() - started);
       }
@@ -196,6 +200,7 @@ export class LanguageModel {
       for (const t of Object.values(present)) t.dispose();
       throw new Error('forward: the model returned no logits');
     }
+    if (Object.values(present).some((t) => t.location === 'cpu' && residesInWasm(t.data))) this.residentPasses += 1;
     return { logits, cache: new KvCache(present, total, this.ledger) };
   }
 

@@ -71,7 +71,7 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
     threads: null,
     adapter: null,
     error: null,
-    counters: { tokensFed: 0, forwardPasses: 0, liveTensors: 0 },
+    counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
     // The server's cache is its own: nothing of it is visible from here.
     prefixCache: { entries: 0, tokens: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0, cachedTokens: 0, evictions: 0 },
   });

@@ -38,6 +38,12 @@ export interface EngineStatus {
     tokensFed: number;
     forwardPasses: number;
     /**
+     * Forward passes whose KV cache stayed in wasm memory, not copied out and back in
+     * (build/ort-patch.mjs; docs/threads.md). 0 on WebGPU (the cache is on the GPU) and where the
+     * page is not cross-origin isolated.
+     */
+    residentPasses: number;
+    /**
      * Tensors the loaded model's owner holds now (made by the engine or returned by the model,
      * not yet disposed; see tensor-ledger.ts). Between requests these are the prefix cache's:
      * one tensor per past key/value input for each of its `prefixCache.entries`.

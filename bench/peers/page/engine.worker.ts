@@ -12,6 +12,7 @@
 import * as Comlink from 'comlink';
 import { AutoModelForCausalLM, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
 import { KvCache } from '../../../src/engine/kv-cache.ts';
+import { withResidentOutputs } from '../../../src/engine/resident-outputs.ts';
 import { LanguageModel } from '../../../src/engine/language-model.ts';
 import { logSoftmax } from '../../../src/engine/log-softmax.ts';
 import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
@@ -30,6 +31,11 @@ export interface EngineLoadOptions {
   modelFileName?: string;
   /** Default fp32; q4 and q8 are compared with the Q4_0 / Q8_0 GGUFs of the same weights. */
   dtype?: 'fp32' | 'q4' | 'q8';
+  /**
+   * false: every output copied out of wasm memory and every input copied in, as onnxruntime-web
+   * does unpatched (build/ort-patch.mjs's switch held off in this worker). Default: the engine's way.
+   */
+  residentOutputs?: boolean;
 }
 
 let lm: LanguageModel | null = null;
@@ -100,6 +106,7 @@ const api = {
 
   /** Loads tokenizer + fp32 ONNX model on the wasm device with `threads` onnxruntime threads. */
   async load(opts: EngineLoadOptions) {
+    if (opts.residentOutputs === false) Object.defineProperty(globalThis, '__ortResidentOutputs', { get: () => false, set: () => {}, configurable: true });
     const ortBase = new URL('/ort/', self.location.origin).href;
     applyRuntimeConfig({ ortBase, localModelPath: '/models/', threads: opts.threads }, undefined);
     const suffix = ORT_SUFFIX[opts.ortBuild ?? 'asyncify'];
@@ -297,7 +304,8 @@ const api = {
           position_ids: new Tensor('int64', BigInt64Array.from([BigInt(past)]), [1, 1]),
         };
         const b = performance.now();
-        const outputs = (await m.model.forward({ ...inputs, past_key_values: cache.tensors })) as Record<string, Tensor>;
+        // As LanguageModel.forward runs it: outputs kept in wasm memory (build/ort-patch.mjs).
+        const outputs = (await withResidentOutputs(() => m.model.forward({ ...inputs, past_key_values: cache.tensors }))) as Record<string, Tensor>;
         const c = performance.now();
         for (const t of Object.values(inputs)) t.dispose();
         const present: Record<string, Tensor> = Object.create(null);
