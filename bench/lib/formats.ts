@@ -25,6 +25,7 @@ import type { Mirror } from '../../e2e/support/mirror-server.ts';
 import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
 import { chromiumPath } from '../peers/browser.ts';
 import { openPage } from './bench-page.ts';
+import { modelBytes } from './model-bytes.ts';
 import { ProcessSampler } from './procs.ts';
 import { type Device, type FormatResult, median } from './schema.ts';
 
@@ -62,6 +63,7 @@ export function formatPlan(o: { quick: boolean; models: string[]; gqa: boolean; 
 }
 
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const mib = (bytes: number | null) => (bytes === null ? '—' : (bytes / 2 ** 20).toFixed(0));
 
 interface Reference {
   probs: Record<string, number>[];
@@ -85,7 +87,8 @@ export async function runFormats(plan: FormatPlan, site: string, mirror: Mirror,
         log(
           r.status === 'measured'
             ? `format ${model} ${dtype}: prefill ${r.prefill_tps} tok/s, decode ${r.decode_tps} tok/s, decision ${r.decision_ms} ms, ` +
-                `Δp vs fp32 ${r.max_prob_diff_vs_fp32 ?? '—'}, renderer peak ${r.renderer_peak_rss_bytes === null ? '—' : (r.renderer_peak_rss_bytes / 2 ** 20).toFixed(0)} MiB`
+                `Δp vs fp32 ${r.max_prob_diff_vs_fp32 ?? '—'}, renderer peak ${mib(r.load_peak_rss_bytes)} MiB loading, ${mib(r.serving_peak_rss_bytes)} MiB serving ` +
+                `(model ${mib(r.model_bytes)} MiB)`
             : `format ${model} ${dtype}: ${r.status} (${r.reason})`,
         );
       }
@@ -128,6 +131,9 @@ async function measureFormat(
     max_prob_diff_vs_fp32: null,
     same_text_as_fp32: null,
     renderer_peak_rss_bytes: null,
+    load_peak_rss_bytes: null,
+    serving_peak_rss_bytes: null,
+    model_bytes: modelBytes(mirror.roots, model, dtype),
     worker_js_heap_peak_bytes: null,
     worker_array_buffers_peak_bytes: null,
     reps: plan.reps,
@@ -140,6 +146,7 @@ async function measureFormat(
       const loaded = await p.call<{ ms: number; bytes: number }>('load', { model, host: mirror.url, device: plan.device, dtype, threads: plan.threads });
       result.load_ms = round(loaded.ms);
       result.bytes = loaded.bytes;
+      result.load_peak_rss_bytes = sampler.mark().rendererRss;
     } catch (e) {
       result.status = 'refused';
       result.reason = firstLine(e);
@@ -187,7 +194,8 @@ async function measureFormat(
     await p.heap.sample();
     const heap = p.heap.mark();
     const peaks = sampler.mark();
-    result.renderer_peak_rss_bytes = peaks.rendererRss;
+    result.serving_peak_rss_bytes = peaks.rendererRss;
+    result.renderer_peak_rss_bytes = Math.max(result.load_peak_rss_bytes ?? 0, peaks.rendererRss);
     result.worker_js_heap_peak_bytes = heap?.heap ?? null;
     result.worker_array_buffers_peak_bytes = heap?.buffers ?? null;
     await p.call('dispose').catch(() => undefined);

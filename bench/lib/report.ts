@@ -253,15 +253,15 @@ export function renderFormats(rows: readonly FormatResult[]): string {
     'Each row loads one ONNX file of the generated model through the engine, in a fresh browser profile. ' +
       'Prefill: chat prompt tokens ÷ time to the first token; decode: tokens after the first ÷ their time; decision: one `Engine.decide` ' +
       'call (fresh state each repetition); Δp: largest difference of a decision probability from the fp32 row of the same weights; ' +
-      'memory: peaks over the row. GQA: the onnxruntime-genai-builder-style export of the same weights.',
+      'memory: the renderer\'s peak while loading and while serving (chat and decisions after the load), and the serving peak ÷ the model\'s bytes (graph + external data). GQA: the onnxruntime-genai-builder-style export of the same weights.',
   );
   out.push('');
   const ref = (x: FormatResult) => rows.find((y) => y.model.replace(/-gqa$/, '') === x.model.replace(/-gqa$/, '') && y.export === 'optimum' && y.dtype === x.dtype && y.device === x.device);
   out.push(
     table(
-      ['model', 'export', 'device', 'dtype', 'download', 'prefill', 'decode', 'decision', 'Δp vs fp32', 'same greedy text as fp32', 'renderer peak RSS', 'worker ArrayBuffers peak', 'GQA ÷ Optimum (decode)'],
+      ['model', 'export', 'device', 'dtype', 'download', 'prefill', 'decode', 'decision', 'Δp vs fp32', 'same greedy text as fp32', 'renderer peak RSS loading', 'renderer peak RSS serving', 'serving ÷ model', 'worker ArrayBuffers peak', 'GQA ÷ Optimum (decode)'],
       rows.map((f) => {
-        if (f.status !== 'measured') return [f.model, f.export, f.device, f.dtype, mib(f.bytes), `**${f.status}**: ${f.reason ?? ''}`, '', '', '', '', '', '', ''];
+        if (f.status !== 'measured') return [f.model, f.export, f.device, f.dtype, mib(f.bytes), `**${f.status}**: ${f.reason ?? ''}`, '', '', '', '', '', '', '', '', ''];
         const o = f.export === 'gqa' ? ref(f) : undefined;
         return [
           f.model,
@@ -274,7 +274,9 @@ export function renderFormats(rows: readonly FormatResult[]): string {
           `${f.decision_ms === null ? '—' : ms(f.decision_ms)} (Q=${f.decision_questions}, S=${f.decision_state_tokens ?? '—'})`,
           f.max_prob_diff_vs_fp32 === null ? '—' : f.max_prob_diff_vs_fp32.toExponential(1),
           f.same_text_as_fp32 === null ? '—' : f.same_text_as_fp32 ? 'yes' : 'no',
-          mib(f.renderer_peak_rss_bytes),
+          mib(f.load_peak_rss_bytes),
+          mib(f.serving_peak_rss_bytes),
+          f.serving_peak_rss_bytes !== null && f.model_bytes ? `${num(f.serving_peak_rss_bytes / f.model_bytes)}×` : '—',
           mib(f.worker_array_buffers_peak_bytes),
           o && o.decode_tps && f.decode_tps ? `${num(f.decode_tps / o.decode_tps)}×` : '',
         ];

@@ -185,6 +185,11 @@ export interface FormatResult {
   same_text_as_fp32: boolean | null;
   /** Peaks over the whole row (load, chat, decisions). */
   renderer_peak_rss_bytes: number | null;
+  /** The renderer's peak while the model loads, and while it then serves (chat and decisions, the engine alone). */
+  load_peak_rss_bytes: number | null;
+  serving_peak_rss_bytes: number | null;
+  /** The loaded dtype's graph plus its external data (bench/lib/model-bytes.ts). */
+  model_bytes: number | null;
   worker_js_heap_peak_bytes: number | null;
   worker_array_buffers_peak_bytes: number | null;
   reps: number;

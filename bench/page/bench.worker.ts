@@ -11,6 +11,7 @@ import type { ChatCompletionChunk, Question } from '../../src/contract/index.ts'
 import { chatPromptIds } from '../../src/engine/chat-prompt.ts';
 import { promptFrame, questionBlock } from '../../src/engine/decision-prompt.ts';
 import { Engine } from '../../src/engine/engine.ts';
+import { IntegrityCache } from '../../src/engine/integrity-cache.ts';
 import type { KvCache } from '../../src/engine/kv-cache.ts';
 import type { LanguageModel } from '../../src/engine/language-model.ts';
 import { planQuestion } from '../../src/engine/question-plan.ts';
@@ -106,10 +107,18 @@ const api = {
     return [a.info?.vendor, a.info?.architecture, a.info?.description].filter(Boolean).join(' / ') || 'WebGPU adapter';
   },
 
+  /** A full garbage collection in this worker, where Chromium runs with `--js-flags=--expose-gc` (diagnostics only). */
+  collectGarbage(): boolean {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    return gc !== undefined;
+  },
+
   /** Loads a model into a fresh engine; the time covers fetch (or cache), parse and session creation. */
   async load(opts: { model: string; host: string; device: DeviceChoice; dtype: DtypeChoice; threads?: number }) {
     if (engine) await lm?.dispose();
-    engine = new Engine({ runtime: { ortBase, threads: opts.threads } });
+    // The product's model cache (worker/engine.worker.ts), so that loads take the product's path.
+    engine = new Engine({ runtime: { ortBase, threads: opts.threads, modelCache: new IntegrityCache() } });
     const bytes = new Map<string, number>();
     const t0 = performance.now();
     const status: EngineStatus = await engine.load({ model: opts.model, host: opts.host, device: opts.device, dtype: opts.dtype }, (e) => {

@@ -9,6 +9,8 @@ import { extname, join, normalize, sep } from 'node:path';
  */
 export interface Mirror {
   url: string;
+  /** The folders it serves, first match wins. */
+  roots: readonly string[];
   requests: string[];
   close(): Promise<void>;
 }
@@ -38,6 +40,7 @@ export async function startMirror(roots: readonly string[], port = 0): Promise<M
   const actual = typeof address === 'object' && address ? address.port : port;
   return {
     url: `http://127.0.0.1:${actual}`,
+    roots,
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -5,6 +5,9 @@
  * transformers.js fetches it again; it is never served. Where the host states the file's SHA-256
  * (the hub's `X-Linked-ETag` for large files), a download that does not match is refused.
  */
+import { bufferBody } from './one-buffer-body.ts';
+import { releaseBuffer } from './release-buffer.ts';
+
 export const MODEL_CACHE = 'transformers-cache';
 const SIZE = 'x-jev-size';
 const SHA = 'x-jev-sha256';
@@ -45,23 +48,42 @@ export class IntegrityCache {
       this.dropped.push({ key, problem: problem ?? 'unverified' });
       return undefined;
     }
-    return new Response(body, { status: 200, headers: hit.headers });
+    // Handed out as views over `body`, released once read (one-buffer-body.ts): no second copy, no garbage.
+    return new Response(bufferBody(body), { status: 200, headers: hit.headers });
   }
 
-  async put(key: string, response: Response): Promise<void> {
-    const body = await response.arrayBuffer();
-    const sha = await sha256(body);
-    const stated = statedSha256(response.headers);
-    if (stated && stated !== sha) {
-      this.refused.push({ key, sha256: sha, stated });
-      throw new Error(`The download of ${key} is corrupt: its SHA-256 is ${sha}, the host states ${stated}.`);
+  /** The stored entry's headers (its size among them), without reading or checking its body; undefined when there is none. */
+  async head(key: string): Promise<Headers | undefined> {
+    const hit = await (await caches.open(this.name)).match(key);
+    if (!hit) return undefined;
+    await hit.body?.cancel();
+    return hit.headers;
+  }
+
+  /**
+   * Stores a downloaded file under `key` with its size and SHA-256, and releases `body` (it is
+   * the caller's no more). A body whose hash does not match the one its host states (`headers`)
+   * is refused: nothing is stored, and the refusal is recorded and thrown.
+   */
+  async store(key: string, body: ArrayBuffer, headers: Headers): Promise<void> {
+    try {
+      const sha = await sha256(body);
+      const stated = statedSha256(headers);
+      if (stated && stated !== sha) {
+        this.refused.push({ key, sha256: sha, stated });
+        throw new Error(`The download of ${key} is corrupt: its SHA-256 is ${sha}, the host states ${stated}.`);
+      }
+      const stored = new Headers(headers);
+      stored.set(SIZE, String(body.byteLength));
+      stored.set(SHA, sha);
+      stored.set('content-length', String(body.byteLength));
+      stored.delete('content-encoding');
+      const cache = await caches.open(this.name);
+      // Handed to the cache as views over `body`, which is released once they are written.
+      await cache.put(key, new Response(bufferBody(body), { status: 200, headers: stored }));
+    } finally {
+      releaseBuffer(body);
     }
-    const headers = new Headers(response.headers);
-    headers.set(SIZE, String(body.byteLength));
-    headers.set(SHA, sha);
-    headers.set('content-length', String(body.byteLength));
-    const cache = await caches.open(this.name);
-    await cache.put(key, new Response(body, { status: 200, headers }));
   }
 
   async delete(key: string): Promise<boolean> {

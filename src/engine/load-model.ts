@@ -4,6 +4,7 @@ import type { DtypeChoice, DeviceChoice, LoadEvent } from '../protocol/engine-ap
 import { DEVICE_CANNOT_RUN, deviceClass, DTYPE_PREFERENCE, dtypePreference } from './dtype-preference.ts';
 import { LanguageModel, type Device, type Dtype } from './language-model.ts';
 import { classifyLoadError } from './load-failure.ts';
+import { withWeightsOnce } from './weights-once.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
 export const DTYPE_FILES: Record<Dtype, string> = {
@@ -162,7 +163,9 @@ export async function loadLanguageModel(
   let lm: LanguageModel | null = null;
   try {
     const tokenizer = await AutoTokenizer.from_pretrained(model, { progress_callback });
-    const loaded = await AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
+    const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
+    // In the browser, each weight is copied into wasm memory once, not twice (weights-once.ts).
+    const loaded = device === 'cpu' ? await fromPretrained() : (await withWeightsOnce((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained)).value;
     lm = new LanguageModel(model, loaded, tokenizer, device, dtype);
     await probe(lm);
     if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);

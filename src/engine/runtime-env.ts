@@ -1,5 +1,9 @@
 import { env } from '@huggingface/transformers';
 import type { IntegrityCache } from './integrity-cache.ts';
+import { modelFetch } from './model-fetch.ts';
+
+/** transformers.js' own fetch, as it was when the engine was imported; the engine wraps it once per load. */
+const TRANSFORMERS_FETCH = env.fetch;
 
 /** Where the engine finds its files. One typed object, applied to transformers.js' `env` in one place. */
 export interface RuntimeConfig {
@@ -26,9 +30,11 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
     env.remoteHost = host.endsWith('/') ? host : `${host}/`;
     env.remotePathTemplate = '{model}/resolve/{revision}/';
   }
+  // Model files read into one buffer each, cached by the engine's own cache (model-fetch.ts).
+  if (TRANSFORMERS_FETCH) env.fetch = modelFetch(TRANSFORMERS_FETCH, config.modelCache ?? null);
   if (config.modelCache) {
-    env.useCustomCache = true;
-    env.customCache = config.modelCache as unknown as typeof env.customCache;
+    env.useBrowserCache = false;
+    env.useCustomCache = false;
   }
   const wasm = env.backends.onnx?.wasm;
   if (wasm) {

@@ -40,19 +40,19 @@ const result: BenchResult = {
     {
       device: 'wasm', model: 'm', export: 'optimum', dtype: 'q4', status: 'measured', reason: null, bytes: 2 ** 21, load_ms: 100, prompt_tokens: 200, ttft_ms: 1000,
       prefill_tps: 200, new_tokens: 16, decode_tps: 25, decision_questions: 4, decision_state_tokens: 64, decision_ms: 1500, max_prob_diff_vs_fp32: 0.0123,
-      same_text_as_fp32: true, renderer_peak_rss_bytes: 2 ** 29, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 26, reps: 1,
+      same_text_as_fp32: true, renderer_peak_rss_bytes: 2 ** 29, load_peak_rss_bytes: 2 ** 29, serving_peak_rss_bytes: 3 * 2 ** 27, model_bytes: 2 ** 27, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 26, reps: 1,
       samples: { ttft_ms: [1000], decode_tps: [25], decision_ms: [1500] },
     },
     {
       device: 'wasm', model: 'm-gqa', export: 'gqa', dtype: 'q4', status: 'measured', reason: null, bytes: 2 ** 21, load_ms: 100, prompt_tokens: 200, ttft_ms: 800,
       prefill_tps: 250, new_tokens: 16, decode_tps: 50, decision_questions: 4, decision_state_tokens: 64, decision_ms: 1000, max_prob_diff_vs_fp32: 0.02,
-      same_text_as_fp32: false, renderer_peak_rss_bytes: 2 ** 29, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 26, reps: 1,
+      same_text_as_fp32: false, renderer_peak_rss_bytes: 2 ** 29, load_peak_rss_bytes: 2 ** 29, serving_peak_rss_bytes: 3 * 2 ** 27, model_bytes: 2 ** 27, worker_js_heap_peak_bytes: 2 ** 24, worker_array_buffers_peak_bytes: 2 ** 26, reps: 1,
       samples: { ttft_ms: [800], decode_tps: [50], decision_ms: [1000] },
     },
     {
       device: 'wasm', model: 'm', export: 'optimum', dtype: 'q4f16', status: 'refused', reason: 'model_load_failed: no float16 kernels', bytes: null, load_ms: null, prompt_tokens: null,
       ttft_ms: null, prefill_tps: null, new_tokens: null, decode_tps: null, decision_questions: 4, decision_state_tokens: null, decision_ms: null, max_prob_diff_vs_fp32: null,
-      same_text_as_fp32: null, renderer_peak_rss_bytes: null, worker_js_heap_peak_bytes: null, worker_array_buffers_peak_bytes: null, reps: 1,
+      same_text_as_fp32: null, renderer_peak_rss_bytes: null, load_peak_rss_bytes: null, serving_peak_rss_bytes: null, model_bytes: 2 ** 27, worker_js_heap_peak_bytes: null, worker_array_buffers_peak_bytes: null, reps: 1,
       samples: { ttft_ms: [], decode_tps: [], decision_ms: [] },
     },
   ],
@@ -95,8 +95,8 @@ describe('bench report writers', () => {
     expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× |');
     expect(block).toContain('| m | q4 (Q4_0) | **yes** | yes (24 steps) | 2.0e-5 | 3e-1 | 5/5 |');
     // format rows: measured, GQA against the Optimum row of the same dtype (50 / 25 decode), refused with the reason
-    expect(block).toContain('| m | optimum | wasm | q4 | 2 MiB | 200.0 tok/s | 25.00 tok/s | 1.50 s (Q=4, S=64) | 1.2e-2 | yes | 512 MiB | 64 MiB |  |');
-    expect(block).toContain('| m-gqa | gqa | wasm | q4 | 2 MiB | 250.0 tok/s | 50.00 tok/s | 1.00 s (Q=4, S=64) | 2.0e-2 | no | 512 MiB | 64 MiB | 2.00× |');
+    expect(block).toContain('| m | optimum | wasm | q4 | 2 MiB | 200.0 tok/s | 25.00 tok/s | 1.50 s (Q=4, S=64) | 1.2e-2 | yes | 512 MiB | 384 MiB | 3.00× | 64 MiB |  |');
+    expect(block).toContain('| m-gqa | gqa | wasm | q4 | 2 MiB | 250.0 tok/s | 50.00 tok/s | 1.00 s (Q=4, S=64) | 2.0e-2 | no | 512 MiB | 384 MiB | 3.00× | 64 MiB | 2.00× |');
     expect(block).toContain('| m | optimum | wasm | q4f16 | — | **refused**: model_load_failed: no float16 kernels |');
     // memory: a 256 MiB model, a 1 GiB renderer peak → 4.00×
     expect(block).toContain('| m · wasm | decisions | 256 MiB | 1024 MiB | 4.00× |');
