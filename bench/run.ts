@@ -18,14 +18,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { startMirror, type Mirror } from '../e2e/support/mirror-server.ts';
+import { startModelHost, type ModelHost } from '../e2e/support/model-host.ts';
 import { generateModels } from '../scripts/models/generate-models.ts';
 import { browserVersion, commitId, machineDescription } from './lib/machine.ts';
 import { makePlan, SMOL, TINYSTORIES, type TargetPlan } from './lib/plan.ts';
 import { loadAverage, ProcessSampler } from './lib/procs.ts';
 import { renderChart, renderResults, updateDocument } from './lib/report.ts';
 import {
-  median,
   type BenchResult,
   type ChatResult,
   type DecisionResult,
@@ -36,9 +35,13 @@ import {
   type TargetResult,
 } from './lib/schema.ts';
 import { FORMAT_DTYPES, type FormatDtype, GQA_SUFFIX, formatPlan, runFormats } from './lib/formats.ts';
-import { buildPage, serveStatic } from './lib/serve.ts';
+import { buildPage } from './lib/serve.ts';
+import { startStatic } from '../e2e/support/static-server.ts';
 import { type BenchPage, openPage } from './lib/bench-page.ts';
 import { measurePrefixCache } from './lib/prefix-cache-rows.ts';
+import { measureDecisions } from './lib/decision-rows.ts';
+import { measureChat } from './lib/chat-rows.ts';
+import { fmt, round, type Timed } from './lib/measure.ts';
 import { BIG_VOCABULARY_MODEL, measureLogitsBound } from './lib/logits-rows.ts';
 import { CHROMIUM_ARGS } from '../e2e/support/env.ts';
 import { chromiumPath, launchChromium } from './peers/browser.ts';
@@ -126,7 +129,7 @@ interface TargetOutput {
   adapter: string | null;
 }
 
-async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options: Options, notes: string[]): Promise<TargetOutput> {
+async function runTarget(plan: TargetPlan, site: string, mirror: ModelHost, options: Options, notes: string[]): Promise<TargetOutput> {
   const executablePath = chromiumPath();
   const profile = mkdtempSync(join(tmpdir(), 'jev-bench-profile-'));
   const ctx = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS });
@@ -143,7 +146,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     sampler.mark();
     const before = mirror.requests.length;
     const cold = await p.call<{ ms: number; bytes: number; status: { threads: number | null; contextLength: number | null } }>('load', loadOptions);
-    const coldFetches = mirror.requests.slice(before).filter((r) => r.endsWith('.onnx')).length;
+    const coldFetches = mirror.requests.slice(before).filter((r) => r.startsWith('GET ') && r.endsWith('.onnx')).length;
     await p.heap.sample();
     memory.push(await phaseMemory(base, 'load', sampler, p));
     log(`${plan.model} ${plan.device}: cold load ${(cold.ms / 1000).toFixed(1)} s (${(cold.bytes / 2 ** 20).toFixed(0)} MiB, ${coldFetches} onnx fetch)`);
@@ -152,12 +155,12 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     p = await openPage(ctx, site, log);
     const mark = mirror.requests.length;
     const warm = await p.call<{ ms: number }>('load', loadOptions);
-    const warmFetches = mirror.requests.slice(mark).filter((r) => r.endsWith('.onnx')).length;
+    const warmFetches = mirror.requests.slice(mark).filter((r) => r.startsWith('GET ') && r.endsWith('.onnx')).length;
     log(`${plan.model} ${plan.device}: warm load ${(warm.ms / 1000).toFixed(1)} s (${warmFetches} onnx fetch${warmFetches ? ' — not served from the cache!' : ''})`);
     const load: LoadResult = { ...base, bytes: cold.bytes, cold_ms: cold.ms, warm_ms: warm.ms };
 
     /** Runs one worker call and reports the CPU seconds the browser used meanwhile. */
-    const timed = async <T>(name: string, ...args: unknown[]): Promise<{ r: T; cpu: number }> => {
+    const timed: Timed = async <T>(name: string, ...args: unknown[]) => {
       const c0 = sampler.cpu();
       const r = await p.call<T>(name, ...args);
       return { r, cpu: sampler.cpu() - c0 };
@@ -172,120 +175,8 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
     sampler.mark();
     p.heap.mark();
 
-    // ---- decisions
-    const decisions: DecisionResult[] = [];
-    const measuredStates: { key: string; stateTokens: number; prefixTokens: number; reps: number }[] = [];
-    const qmax = Math.max(...plan.questions);
-    for (const [si, state] of plan.states.entries()) {
-      try {
-        const key = `s${state.tokens}`;
-        const setup = await p.call<{ stateTokens: number; prefixTokens: number; rows: number; firstTokensDistinct: boolean; sameContext: number }>(
-          'setupDecisions',
-          key,
-          state.tokens,
-          1000 + si,
-        );
-        measuredStates.push({ key, stateTokens: setup.stateTokens, prefixTokens: setup.prefixTokens, reps: Math.max(1, Math.min(3, state.reps)) });
-        const engine = new Map<number, { ms: number[]; cpu: number[]; tokens: number; passes: number; probs: Record<string, number>[] }>();
-        const naive = { ms: new Map<number, number[]>(), cpu: new Map<number, number[]>(), tokens: [] as number[], probs: [] as Record<string, number>[], same: [] as boolean[] };
-        for (let rep = 0; rep < state.reps; rep++) {
-          // Alternate which way goes first, so drift and other load on the machine hit both alike.
-          const order = rep % 2 === 0 ? ['engine', 'naive'] : ['naive', 'engine'];
-          for (const way of order) {
-            if (way === 'engine') {
-              for (const q of plan.questions) {
-                const { r, cpu } = await timed<{ ms: number; tokens: number; passes: number; probs: Record<string, number>[] }>('engineDecision', key, q);
-                const e = engine.get(q) ?? { ms: [], cpu: [], tokens: r.tokens, passes: r.passes, probs: r.probs };
-                e.ms.push(r.ms);
-                e.cpu.push(cpu);
-                engine.set(q, e);
-              }
-            } else {
-              // The naive way keeps nothing between questions, so a request of Q questions is
-              // exactly the first Q passes: one run of Q = max gives every Q.
-              let wall = 0;
-              let cpu = 0;
-              const tokens: number[] = [];
-              const probs: Record<string, number>[] = [];
-              const same: boolean[] = [];
-              const cumulative: { ms: number; cpu: number }[] = [];
-              for (let i = 0; i < qmax; i++) {
-                const { r, cpu: c } = await timed<{ ms: number; tokens: number; probs: Record<string, number>; sameContext: boolean }>('naivePass', key, i);
-                wall += r.ms;
-                cpu += c;
-                tokens.push(r.tokens);
-                probs.push(r.probs);
-                same.push(r.sameContext);
-                cumulative.push({ ms: wall, cpu });
-              }
-              for (const q of plan.questions) {
-                naive.ms.set(q, [...(naive.ms.get(q) ?? []), cumulative[q - 1]!.ms]);
-                naive.cpu.set(q, [...(naive.cpu.get(q) ?? []), cumulative[q - 1]!.cpu]);
-              }
-              naive.tokens = tokens;
-              naive.probs = probs;
-              naive.same = same;
-            }
-          }
-          log(
-            `${plan.model} ${plan.device} S=${state.tokens} rep ${rep + 1}/${state.reps}: ` +
-              plan.questions.map((q) => `Q=${q} engine ${fmt(engine.get(q)!.ms.at(-1)!)} naive ${fmt(naive.ms.get(q)!.at(-1)!)}`).join(', '),
-          );
-        }
-        const e16 = engine.get(qmax)!;
-        let maxDiff: number | null = null;
-        naive.probs.forEach((np, i) => {
-          if (!naive.same[i]) return;
-          for (const [answer, pn] of Object.entries(np)) {
-            const pe = e16.probs[i]?.[answer];
-            if (pe !== undefined) maxDiff = Math.max(maxDiff ?? 0, Math.abs(pe - pn));
-          }
-        });
-        for (const q of plan.questions) {
-          const e = engine.get(q)!;
-          const naiveTokens = naive.tokens.slice(0, q).reduce((a, b) => a + b, 0);
-          const engineMs = median(e.ms);
-          const naiveMs = median(naive.ms.get(q)!);
-          const speedup = naiveMs / engineMs;
-          const ceiling = naiveTokens / e.tokens;
-          decisions.push({
-            ...base,
-            questions: q,
-            state_tokens: setup.stateTokens,
-            prefix_tokens: setup.prefixTokens,
-            engine_ms: round(engineMs),
-            naive_ms: round(naiveMs),
-            speedup: round(speedup, 3),
-            ceiling: round(ceiling, 3),
-            efficiency: round(speedup / ceiling, 3),
-            engine_tokens: e.tokens,
-            naive_tokens: naiveTokens,
-            engine_passes: e.passes,
-            naive_passes: q,
-            reps: state.reps,
-            engine_min_ms: round(Math.min(...e.ms)),
-            naive_min_ms: round(Math.min(...naive.ms.get(q)!)),
-            speedup_best: round(Math.min(...naive.ms.get(q)!) / Math.min(...e.ms), 3),
-            engine_samples_ms: e.ms.map((x) => round(x)),
-            naive_samples_ms: naive.ms.get(q)!.map((x) => round(x)),
-            engine_cpu_s: round(median(e.cpu), 2),
-            naive_cpu_s: round(median(naive.cpu.get(q)!), 2),
-            speedup_cpu: round(median(naive.cpu.get(q)!) / median(e.cpu), 3),
-            engine_cpu_share: round(median(e.cpu.map((c, i) => c / (e.ms[i]! / 1000))), 2),
-            naive_cpu_share: round(median(naive.cpu.get(q)!.map((c, i) => c / (naive.ms.get(q)![i]! / 1000))), 2),
-            max_prob_diff: maxDiff === null ? null : Number((maxDiff as number).toExponential(2)),
-          });
-        }
-        if (setup.rows > 0 || !setup.firstTokensDistinct) {
-          log(`${plan.model}: ${setup.rows} label rows (labels sharing a first token): the engine reads them exactly, the naive way reads first tokens only`);
-        }
-      } catch (e) {
-        // One configuration failing (say, a state too long for the model) loses only itself.
-        const note = `${plan.model} ${plan.device} S=${state.tokens}: not measured (${(e as Error).message.split('\n')[0]})`;
-        log(note);
-        notes.push(note);
-      }
-    }
+    // ---- decisions, engine against the naive way (bench/lib/decision-rows.ts)
+    const { decisions, measuredStates } = await measureDecisions(p, plan, base, timed, notes, log);
     memory.push(await phaseMemory(base, 'decisions', sampler, p));
 
     // ---- the prefix cache: the same state asked again, a system prompt shared by two conversations
@@ -298,100 +189,11 @@ async function runTarget(plan: TargetPlan, site: string, mirror: Mirror, options
       notes.push(note);
     }
 
-    const measureChat = async (): Promise<ChatResult> => {
-    // ---- chat: time to first token and decode speed, engine vs pipeline('text-generation')
-    const user = await p.call<string>('userText', plan.chat.promptTokens, 7);
-    const samples: ChatResult['samples'] = { ttft_ms: [], decode_tps: [], baseline_ttft_ms: [], baseline_decode_tps: [], followup_ttft_ms: [], cold_followup_ttft_ms: [] };
-    let promptTokens = 0;
-    let newTokens = 0;
-    let sameText = true;
-    const shares = { engine: [] as number[], baseline: [] as number[], followup: [] as number[], cold_followup: [] as number[] };
-    for (let rep = 0; rep < plan.chat.reps; rep++) {
-      // A system line that differs per repetition: no KV reuse between repetitions.
-      const messages = [
-        { role: 'system', content: `Benchmark run ${rep + 1}. Answer the user.` },
-        { role: 'user', content: user },
-      ];
-      const order = rep % 2 === 0 ? ['engine', 'baseline'] : ['baseline', 'engine'];
-      let et = '';
-      let bt = '';
-      for (const way of order) {
-        if (way === 'engine') {
-          const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; prompt_tokens: number; tokens: number; text: string }>('engineChat', messages, plan.chat.newTokens);
-          shares.engine.push(cpu / (r.total_ms / 1000));
-          samples.ttft_ms.push(r.ttft_ms);
-          if (r.decode_tps !== null) samples.decode_tps.push(r.decode_tps);
-          promptTokens = r.prompt_tokens;
-          newTokens = r.tokens;
-          et = r.text;
-        } else {
-          const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; text: string }>('baselineChat', messages, plan.chat.newTokens);
-          shares.baseline.push(cpu / (r.total_ms / 1000));
-          samples.baseline_ttft_ms.push(r.ttft_ms);
-          if (r.decode_tps !== null) samples.baseline_decode_tps.push(r.decode_tps);
-          bt = r.text;
-        }
-      }
-      sameText &&= et.trim() === bt.trim();
-      log(
-        `${plan.model} ${plan.device} chat rep ${rep + 1}/${plan.chat.reps}: ttft ${fmt(samples.ttft_ms.at(-1)!)} vs ${fmt(samples.baseline_ttft_ms.at(-1)!)}, ` +
-          `decode ${samples.decode_tps.at(-1)?.toFixed(1)} vs ${samples.baseline_decode_tps.at(-1)?.toFixed(1)} tok/s`,
-      );
-    }
-
-    // ---- follow-up turn after a long history: KV reuse vs cold prefill
-    const history = await p.call<string>('userText', plan.followup.userTokens, 11);
-    let fu = { history: 0, prompt: 0, cached: 0, coldCached: 0 };
-    for (let rep = 0; rep < plan.followup.reps; rep++) {
-      const system = { role: 'system', content: `Conversation ${rep + 1}.` };
-      const first = [system, { role: 'user', content: history }];
-      const turn1 = await p.call<{ text: string; prompt_tokens: number; tokens: number }>('engineChat', first, plan.followup.replyTokens);
-      const second = [...first, { role: 'assistant', content: turn1.text }, { role: 'user', content: 'Thank you. Now say it again in one short line.' }];
-      const { r: warmTurn, cpu: warmCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
-      shares.followup.push(warmCpu / (warmTurn.ms / 1000));
-      // Cold: the same turn with the prefix cache cleared.
-      await p.call('clearCache');
-      const { r: coldTurn, cpu: coldCpu } = await timed<{ ms: number; prompt_tokens: number; cached_tokens: number }>('engineFirstToken', second);
-      shares.cold_followup.push(coldCpu / (coldTurn.ms / 1000));
-      samples.followup_ttft_ms.push(warmTurn.ms);
-      samples.cold_followup_ttft_ms.push(coldTurn.ms);
-      fu = { history: turn1.prompt_tokens + turn1.tokens, prompt: warmTurn.prompt_tokens, cached: warmTurn.cached_tokens, coldCached: coldTurn.cached_tokens };
-      log(`${plan.model} ${plan.device} follow-up rep ${rep + 1}/${plan.followup.reps}: ${fmt(warmTurn.ms)} reusing ${warmTurn.cached_tokens}/${warmTurn.prompt_tokens} tokens vs cold ${fmt(coldTurn.ms)} (${coldTurn.cached_tokens} reused)`);
-    }
-    memory.push(await phaseMemory(base, 'chat', sampler, p));
-
-    return {
-      ...base,
-      prompt_tokens: promptTokens,
-      new_tokens: newTokens,
-      ttft_ms: round(median(samples.ttft_ms)),
-      decode_tps: round(median(samples.decode_tps), 2),
-      baseline_ttft_ms: round(median(samples.baseline_ttft_ms)),
-      baseline_decode_tps: round(median(samples.baseline_decode_tps), 2),
-      followup_ttft_ms: round(median(samples.followup_ttft_ms)),
-      cold_followup_ttft_ms: round(median(samples.cold_followup_ttft_ms)),
-      followup_history_tokens: fu.history,
-      followup_prompt_tokens: fu.prompt,
-      followup_cached_tokens: fu.cached,
-      cold_followup_cached_tokens: fu.coldCached,
-      same_text: sameText,
-      best: {
-        ttft_ms: round(Math.min(...samples.ttft_ms)),
-        decode_tps: round(Math.max(...samples.decode_tps), 2),
-        baseline_ttft_ms: round(Math.min(...samples.baseline_ttft_ms)),
-        baseline_decode_tps: round(Math.max(...samples.baseline_decode_tps), 2),
-        followup_ttft_ms: round(Math.min(...samples.followup_ttft_ms)),
-        cold_followup_ttft_ms: round(Math.min(...samples.cold_followup_ttft_ms)),
-      },
-      cpu_share: Object.fromEntries(Object.entries(shares).map(([k, v]) => [k, round(median(v), 2)])) as ChatResult['cpu_share'],
-      reps: plan.chat.reps,
-      followup_reps: plan.followup.reps,
-      samples: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])) as ChatResult['samples'],
-    };
-    };
+    // ---- chat and the follow-up turn (bench/lib/chat-rows.ts)
     let chat: ChatResult | null = null;
     try {
-      chat = await measureChat();
+      chat = await measureChat(p, plan, base, timed, log);
+      memory.push(await phaseMemory(base, 'chat', sampler, p));
     } catch (e) {
       const note = `${plan.model} ${plan.device} chat: not measured (${(e as Error).message.split('\n')[0]})`;
       log(note);
@@ -553,15 +355,6 @@ function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[], peers:
   return out;
 }
 
-function round(x: number, digits = 1): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
-
-function fmt(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
-}
-
 function finalize(result: BenchResult, started: number): BenchResult {
   result.targets = evaluateTargets(result.decisions, result.chat, result.peers, result.prefix_cache);
   result.load_average.end = loadAverage();
@@ -607,8 +400,8 @@ async function main(): Promise<void> {
   log(`building the bench page; targets: ${plans.map((p) => `${p.model}/${p.device}/${p.dtype}`).join(', ')}`);
   const dist = await buildPage();
   log('page built');
-  const site = await serveStatic(dist);
-  const mirror = await startMirror([GENERATED, VENDORED]);
+  const site = await startStatic(dist);
+  const mirror = await startModelHost([GENERATED, VENDORED]);
   const result: BenchResult = {
     schema: 'jev-bench/1',
     machine: machineDescription(),

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startMirror, type Mirror } from './support/mirror-server.ts';
+import { startModelHost, type ModelHost } from './support/model-host.ts';
 import { GENERATED, PREVIEW_PORT } from './support/env.ts';
 
 /**
@@ -17,7 +17,7 @@ const MODEL = 'tiny-random-qwen3-thinking';
 const present = existsSync(join(SOURCE, 'onnx', 'model.onnx'));
 
 let root = '';
-let mirror: Mirror | null = null;
+let mirror: ModelHost | null = null;
 
 test.beforeAll(async () => {
   if (!present) return;
@@ -30,7 +30,7 @@ test.beforeAll(async () => {
   expect(config.chat_template).toContain(generation);
   config.chat_template = config.chat_template.replace(generation, "{{- '<|im_start|>assistant\\n<think>\\n' }}");
   writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(config));
-  mirror = await startMirror([root], PREVIEW_PORT + 7);
+  mirror = await startModelHost([root], PREVIEW_PORT + 7);
 });
 
 test.afterAll(async () => {

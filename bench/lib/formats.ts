@@ -21,10 +21,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { Mirror } from '../../e2e/support/mirror-server.ts';
+import type { ModelHost } from '../../e2e/support/model-host.ts';
 import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
 import { chromiumPath } from '../peers/browser.ts';
 import { openPage } from './bench-page.ts';
+import { round } from './measure.ts';
 import { modelBytes } from './model-bytes.ts';
 import { ProcessSampler } from './procs.ts';
 import { type Device, type FormatResult, median } from './schema.ts';
@@ -62,7 +63,6 @@ export function formatPlan(o: { quick: boolean; models: string[]; gqa: boolean; 
   };
 }
 
-const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 const mib = (bytes: number | null) => (bytes === null ? '—' : (bytes / 2 ** 20).toFixed(0));
 
 interface Reference {
@@ -71,7 +71,7 @@ interface Reference {
 }
 
 /** Measures every (model, export, dtype) of the plan; `log` gets progress lines. */
-export async function runFormats(plan: FormatPlan, site: string, mirror: Mirror, log: (...a: unknown[]) => void): Promise<FormatResult[]> {
+export async function runFormats(plan: FormatPlan, site: string, mirror: ModelHost, log: (...a: unknown[]) => void): Promise<FormatResult[]> {
   const rows: FormatResult[] = [];
   for (const base of plan.models) {
     const exports: ['optimum' | 'gqa', string, readonly FormatDtype[]][] = [['optimum', base, plan.dtypes]];
@@ -100,7 +100,7 @@ export async function runFormats(plan: FormatPlan, site: string, mirror: Mirror,
 async function measureFormat(
   plan: FormatPlan,
   site: string,
-  mirror: Mirror,
+  mirror: ModelHost,
   model: string,
   kind: 'optimum' | 'gqa',
   dtype: FormatDtype,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
-import type { Mirror } from '../../e2e/support/mirror-server.ts';
+import type { ModelHost } from '../../e2e/support/model-host.ts';
 import { chromiumPath } from '../peers/browser.ts';
 import { openPage } from './bench-page.ts';
 import { modelBytes } from './model-bytes.ts';
@@ -19,7 +19,7 @@ import type { MemoryResult } from './schema.ts';
 export const BIG_VOCABULARY_MODEL = 'tiny-random-qwen2';
 const STATE_TOKENS = 512;
 
-export async function measureLogitsBound(site: string, mirror: Mirror, modelRoots: string[], threads: number | undefined, log: (...a: unknown[]) => void): Promise<MemoryResult[]> {
+export async function measureLogitsBound(site: string, mirror: ModelHost, modelRoots: string[], threads: number | undefined, log: (...a: unknown[]) => void): Promise<MemoryResult[]> {
   const rows: MemoryResult[] = [];
   for (const bounded of [true, false]) {
     const profile = mkdtempSync(join(tmpdir(), 'jev-bench-logits-'));

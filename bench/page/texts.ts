@@ -1,4 +1,5 @@
 import type { Question } from '../../src/contract/index.ts';
+import { seededRandom } from '../../src/engine/seeded-random.ts';
 
 /**
  * Deterministic inputs for the bench: prose of an exact token length, and a fixed pool of
@@ -17,21 +18,10 @@ const WORDS = (
   'because when while before after until and but so then also very really almost only just'
 ).split(' ');
 
-/** mulberry32: the same seed gives the same words everywhere. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Plain sentences of about `words` words. */
 export function prose(words: number, seed: number): string {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const out: string[] = [];
   let sentence: string[] = [];
   for (let i = 0; i < words; i++) {

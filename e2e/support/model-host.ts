@@ -1,13 +1,15 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join, normalize, sep } from 'node:path';
 
 /**
- * A model host in the Hugging Face layout (`/{model}/resolve/main/{file}` read from
- * `{root}/{model}/{file}`) that can misbehave on purpose, for the load-failure tests: without
- * CORS headers (a browser then refuses its answers), hiding some files (404), rewriting a file's
- * bytes on the way (e.g. an operator renamed to one no backend has), breaking a download off
- * halfway, or stating a file's SHA-256.
+ * A model host in the Hugging Face layout: `/{model}/resolve/main/{file}` is read from
+ * `{root}/{model}/{file}` for the first root that has it, with the CORS headers the hub sends.
+ * It is the mirror the tests, the bench and the eval load models from, and it records every
+ * request. It can also misbehave on purpose, for the load-failure tests: without CORS headers
+ * (a browser then refuses its answers), hiding some files (404), rewriting a file's bytes on the
+ * way (e.g. an operator renamed to one no backend has), breaking a download off halfway, or
+ * stating a file's SHA-256. Files it sends as they are, it streams (model files are hundreds of MB).
  */
 export interface ModelHostOptions {
   /** Send `Access-Control-Allow-Origin: *` and `Cross-Origin-Resource-Policy` as the hub does (default true). */
@@ -24,6 +26,8 @@ export interface ModelHostOptions {
 
 export interface ModelHost {
   url: string;
+  /** The folders it serves, first match wins. */
+  roots: readonly string[];
   /** Every path requested, with its method: `GET /m/resolve/main/config.json`. */
   requests: string[];
   close(): Promise<void>;
@@ -46,13 +50,15 @@ export async function startModelHost(roots: readonly string[], port = 0, options
     const path = m ? `${m[1]}/${m[2]}` : null;
     const file = path && !options.hide?.(path) ? roots.map((r) => join(r, path)).find((p) => inside(p, roots) && existsSync(p) && statSync(p).isFile()) : undefined;
     if (!path || !file) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Entry not found');
+    const type = file.endsWith('.json') ? 'application/json' : 'application/octet-stream';
+    if (!options.rewrite && !options.breakOff?.(path)) {
+      res.writeHead(200, { 'Content-Type': type, 'Content-Length': String(statSync(file).size), ...options.headers?.(path) });
+      if (req.method === 'HEAD') return void res.end();
+      return void createReadStream(file).pipe(res);
+    }
     let body: Buffer = readFileSync(file);
     if (options.rewrite) body = options.rewrite(path, body);
-    res.writeHead(200, {
-      'Content-Type': file.endsWith('.json') ? 'application/json' : 'application/octet-stream',
-      'Content-Length': String(body.byteLength),
-      ...options.headers?.(path),
-    });
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': String(body.byteLength), ...options.headers?.(path) });
     if (req.method !== 'HEAD' && options.breakOff?.(path)) {
       res.write(body.subarray(0, body.byteLength >> 1), () => setTimeout(() => res.destroy(), 50));
       return;
@@ -64,6 +70,7 @@ export async function startModelHost(roots: readonly string[], port = 0, options
   const actual = typeof address === 'object' && address ? address.port : port;
   return {
     url: `http://127.0.0.1:${actual}`,
+    roots,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { extname, join, normalize } from 'node:path';
+import { extname, join, normalize, sep } from 'node:path';
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html',
+  '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript',
   '.mjs': 'text/javascript',
   '.css': 'text/css',
@@ -11,38 +11,51 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.webmanifest': 'application/manifest+json',
   '.json': 'application/json',
+  '.map': 'application/json',
 };
 
+export interface StaticServer {
+  url: string;
+  /** Rewrites a text file on its way out from now on, e.g. to publish a "new version" of the service worker. */
+  override(path: string, rewrite: (body: string) => string): void;
+  close(): Promise<void>;
+}
+
 /**
- * A static server for a built folder, cross-origin isolated like `vite preview`, whose files a
- * test can rewrite on the fly (`override`), e.g. to publish a "new version" of the service worker.
+ * The one static server of the tests and the bench: a built folder (`root`, `/` is index.html),
+ * cross-origin isolated like `vite preview` (COOP + COEP, so onnxruntime-web and wllama get
+ * SharedArrayBuffer, hence wasm threads), plus folders mounted under a path (`mounts`: e.g.
+ * `/models/` → the model roots, first hit wins). Files are streamed, except those a test rewrites
+ * on the fly (`override`).
  */
-export async function startStatic(root: string, port: number, headers: Record<string, string> = {}) {
+export async function startStatic(root: string, port = 0, headers: Record<string, string> = {}, mounts: Record<string, readonly string[]> = {}): Promise<StaticServer> {
   const overrides = new Map<string, (body: string) => string>();
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const file = normalize(join(root, path === '/' ? 'index.html' : path));
-    if (!file.startsWith(normalize(root)) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end('not found');
-      return;
-    }
-    let body: Buffer | string = readFileSync(file);
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const mount = Object.keys(mounts).find((prefix) => path.startsWith(prefix));
+    const roots = mount ? mounts[mount]! : [root];
+    const rel = mount ? path.slice(mount.length) : path === '/' ? 'index.html' : path;
+    const file = roots.map((r) => normalize(join(r, rel))).find((f) => roots.some((r) => f.startsWith(normalize(r) + sep)) && existsSync(f) && statSync(f).isFile());
+    if (!file) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
     const rewrite = overrides.get(path);
-    if (rewrite) body = rewrite(body.toString('utf8'));
+    const body = rewrite ? Buffer.from(rewrite(readFileSync(file, 'utf8'))) : null;
     res.writeHead(200, {
       'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'Content-Length': String(body ? body.byteLength : statSync(file).size),
       'Cache-Control': 'no-cache',
       'Cross-Origin-Opener-Policy': 'same-origin',
       'Cross-Origin-Embedder-Policy': 'require-corp',
       ...headers,
     });
-    res.end(body);
+    if (req.method === 'HEAD') return void res.end();
+    if (body) return void res.end(body);
+    createReadStream(file).pipe(res);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address();
   return {
     url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`,
-    override: (path: string, rewrite: (body: string) => string) => overrides.set(path, rewrite),
+    override: (path, rewrite) => void overrides.set(path, rewrite),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The engine the CLI evaluates: the built playground in headless Chromium, served cross-origin
  * isolated (e2e/support/static-server.ts), its model from `--host` or from a local server over
- * the repository's model folders in the hub layout (e2e/support/mirror-server.ts). Decisions go
+ * the repository's model folders in the hub layout (e2e/support/model-host.ts). Decisions go
  * through the page's own client, `window.jev.decisions.create`: the same facade, worker and
  * engine code as the playground, the library and the HTTP surface.
  */
@@ -12,7 +12,7 @@ import type { DecisionRequestInput, DecisionResponse } from '../../src/contract/
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import type { EngineStatus } from '../../src/protocol/engine-api.ts';
 import { CHROMIUM_ARGS, chromiumPath } from '../../e2e/support/env.ts';
-import { startMirror, type Mirror } from '../../e2e/support/mirror-server.ts';
+import { startModelHost, type ModelHost } from '../../e2e/support/model-host.ts';
 import { startStatic } from '../../e2e/support/static-server.ts';
 import { MODEL_ROOTS } from '../models/roots.ts';
 
@@ -51,7 +51,7 @@ export async function openBrowserEngine(options: BrowserEngineOptions): Promise<
     let host = options.host;
     if (host === null) {
       checkLocalModel(options.model);
-      const mirror: Mirror = await startMirror(MODEL_ROOTS, 0);
+      const mirror: ModelHost = await startModelHost(MODEL_ROOTS, 0);
       closers.push(() => mirror.close());
       host = mirror.url;
     }

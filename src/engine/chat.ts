@@ -6,7 +6,8 @@ import { chatTemplateOf } from './chat-template.ts';
 import { LanguageModel } from './language-model.ts';
 import { modelVersion } from './model-version.ts';
 import { continueFrom, keepCache, startFrom, type PrefixCache } from './prefix-cache.ts';
-import { sampleToken, seededRandom } from './sampler.ts';
+import { sampleToken } from './sampler.ts';
+import { seededRandom } from './seeded-random.ts';
 import { TextStream } from './text-stream.ts';
 
 const completionId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 29);

@@ -90,15 +90,3 @@ export function argmax(values: ArrayLike<number>): number {
   for (let i = 1; i < values.length; i++) if (values[i]! > values[best]!) best = i;
   return best;
 }
-
-/** A small seeded generator (mulberry32): the same seed gives the same draws on every platform. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -15,7 +15,7 @@ import {
 } from '../contract/index.ts';
 import { applyFit, conformalThreshold, logit, nonconformity, predictionSet, sigmoid } from '../engine/calibration.ts';
 import { expectedCalibrationError, logLoss } from './metrics.ts';
-import { seededPermutation } from './seeded-random.ts';
+import { seededPermutation } from '../engine/seeded-random.ts';
 import type { Observation } from './types.ts';
 
 /** The inverse temperature β = 1 / T is searched in [1/100, 100]. */

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { JevError } from '../../src/contract/index.ts';
 import type { ErrorCode } from '../../src/contract/index.ts';
+import { seededRandom } from '../../src/engine/seeded-random.ts';
 
 /** Runs `f`, expects a JevError with exactly this code, status and param, and returns it. */
 export function expectJevError(f: () => unknown, code: ErrorCode, status: number, param: string | null): JevError {
@@ -18,14 +19,5 @@ export function expectJevError(f: () => unknown, code: ErrorCode, status: number
   return err;
 }
 
-/** A small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (src/engine/seeded-random.ts). */
+export const rng = seededRandom;

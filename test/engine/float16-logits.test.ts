@@ -4,14 +4,15 @@ import { numberToFloat16 } from '../../src/engine/float16.ts';
 import { emptyCache, KvCache } from '../../src/engine/kv-cache.ts';
 import { LanguageModel } from '../../src/engine/language-model.ts';
 import { TensorLedger } from '../../src/engine/tensor-ledger.ts';
+import { seededRandom } from '../../src/engine/seeded-random.ts';
 
 /** What logitsAt reads of a tensor: its dims, type and data (no onnxruntime involved). */
 const fake = (type: string, data: unknown, dims: number[]) => ({ type, data, dims }) as unknown as Tensor;
 
 /** Deterministic logits exactly representable in binary16 (so float32 and float16 hold the same values). */
 function logits(rows: number, vocab: number, seed = 7): { values: Float32Array; bits: Uint16Array } {
-  let s = seed;
-  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+  const uniform = seededRandom(seed);
+  const rand = () => uniform() * 2 - 1;
   const values = new Float32Array(rows * vocab);
   const bits = new Uint16Array(rows * vocab);
   for (let i = 0; i < values.length; i++) {

@@ -9,16 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { bufferBody, oneBufferBody, VIEW_BYTES } from '../../src/engine/one-buffer-body.ts';
 import { modelFetch } from '../../src/engine/model-fetch.ts';
 import type { IntegrityCache } from '../../src/engine/integrity-cache.ts';
+import { seededRandom } from '../../src/engine/seeded-random.ts';
 
-/** Deterministic bytes (an LCG), so a misplaced or lost chunk shows. */
+/** Seeded random bytes, so a misplaced or lost chunk shows. */
 function pattern(n: number, seed = 1): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed;
-  for (let i = 0; i < n; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
+  const random = seededRandom(seed);
+  return Uint8Array.from({ length: n }, () => Math.floor(random() * 256));
 }
 
 /** A byte stream (as fetch bodies are) sending `bytes` in chunks of the given sizes, cycled. */

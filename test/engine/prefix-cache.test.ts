@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { KvCache } from '../../src/engine/kv-cache.ts';
 import { defaultPrefixCacheBytes, PrefixCache } from '../../src/engine/prefix-cache.ts';
 import { TensorLedger } from '../../src/engine/tensor-ledger.ts';
-import { seededRandom } from '../../src/evaluation/seeded-random.ts';
+import { seededRandom } from '../../src/engine/seeded-random.ts';
 
 /** Two float32 tensors [1, 1, L, 1]: 8 bytes a token. */
 const BYTES_PER_TOKEN = 8;

@@ -10,6 +10,7 @@ import { localClient } from '../support/local-client.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 import { PROBE_CHAT, PROBE_DECISION } from './malformed.ts';
 import { outcomeDiff } from './workload.ts';
+import { seededRandom } from '../../src/engine/seeded-random.ts';
 
 const LONG = { model: 'jev', messages: [{ role: 'user', content: 'Tell a very long story.' }], max_tokens: 400, temperature: 0.8, seed: 7 };
 const ORIGIN = 'http://localhost';
@@ -182,8 +183,7 @@ describe('cancellation', () => {
   });
 
   it('many overlapping aborts, streams closed and requests completed, in a seeded order: the engine stays healthy', async () => {
-    let seed = 99;
-    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed / 2 ** 31);
+    const next = seededRandom(99);
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {
         const controller = new AbortController();

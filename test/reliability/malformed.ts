@@ -12,6 +12,7 @@
  * have no `facade` expectation. Pure TypeScript, so the browser tests use it as well.
  */
 import { formatParam, limits, type ErrorCode, type PathSegment } from '../../src/contract/index.ts';
+import { seededRandom } from '../../src/engine/seeded-random.ts';
 
 export type Endpoint = 'decisions' | 'chat';
 
@@ -41,17 +42,8 @@ export const PATHS: Record<Endpoint, string> = {
   chat: '/v1/chat/completions',
 };
 
-/** mulberry32: small, fast, and the same on every platform. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (src/engine/seeded-random.ts). */
+export const rng = seededRandom;
 
 type Rand = {
   next: () => number;

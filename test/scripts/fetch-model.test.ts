@@ -3,18 +3,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMirror, type Mirror } from '../../e2e/support/mirror-server.ts';
-import { closedPort, startModelHost } from '../../e2e/support/model-host.ts';
+import { closedPort, startModelHost, type ModelHost } from '../../e2e/support/model-host.ts';
 import { startStatic } from '../../e2e/support/static-server.ts';
 import { fetchModel } from '../../scripts/fetch-model.ts';
 import { externalDataFiles } from '../../src/engine/external-data.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 
 describe('npm run fetch-model', () => {
-  let mirror: Mirror;
+  let mirror: ModelHost;
   let out: string;
   beforeAll(async () => {
-    mirror = await startMirror([GENERATED]);
+    mirror = await startModelHost([GENERATED]);
     out = mkdtempSync(join(tmpdir(), 'jev-fetch-'));
   });
   afterAll(async () => {

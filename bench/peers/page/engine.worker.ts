@@ -16,7 +16,8 @@ import { withResidentOutputs } from '../../../src/engine/resident-outputs.ts';
 import { LanguageModel } from '../../../src/engine/language-model.ts';
 import { logSoftmax } from '../../../src/engine/log-softmax.ts';
 import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
-import { argmax, sampleToken, seededRandom } from '../../../src/engine/sampler.ts';
+import { argmax, sampleToken } from '../../../src/engine/sampler.ts';
+import { seededRandom } from '../../../src/engine/seeded-random.ts';
 
 /** Which onnxruntime-web wasm build to load: the engine ships `asyncify` (ORT_FILES). */
 export type OrtBuild = 'asyncify' | 'plain' | 'jspi';

@@ -1,7 +1,7 @@
 /**
- * A small seeded pseudo-random generator (mulberry32) for the evaluation's deterministic choices:
- * which items are held out of a fit. Same seed, same sequence, on every platform (32-bit integer
- * arithmetic only).
+ * The project's one seeded pseudo-random generator (mulberry32): chat sampling with a `seed`, the
+ * evaluation's held-out splits, the bench's texts and the tests' seeded inputs. Same seed, same
+ * sequence, on every platform (32-bit integer arithmetic only).
  */
 
 /** A function returning uniform doubles in [0, 1), seeded. */
