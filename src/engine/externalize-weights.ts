@@ -15,10 +15,11 @@
  * the same model: every initializer keeps its name, type and shape, and its data are the same
  * bytes (test/engine/externalize-weights.test.ts decodes both with an independent ONNX reader).
  *
- * Protobuf wire format (https://protobuf.dev/programming-guides/encoding/) over the ONNX schema:
- * ModelProto.graph = 7; GraphProto.initializer = 5; TensorProto.raw_data = 9,
- * external_data = 13 (StringStringEntryProto: key 1, value 2), data_location = 14 (EXTERNAL = 1).
+ * The ONNX schema's fields (onnx-wire.ts reads and writes the wire format): ModelProto.graph = 7;
+ * GraphProto.initializer = 5; TensorProto.raw_data = 9, external_data = 13
+ * (StringStringEntryProto: key 1, value 2), data_location = 14 (EXTERNAL = 1).
  */
+import { fields, Pieces, readVarint, utf8, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 
 const MODEL_GRAPH = 7;
 const GRAPH_INITIALIZER = 5;
@@ -26,11 +27,6 @@ const TENSOR_RAW_DATA = 9;
 const TENSOR_EXTERNAL_DATA = 13;
 const TENSOR_DATA_LOCATION = 14;
 const DATA_LOCATION_EXTERNAL = 1;
-
-const WIRE_VARINT = 0;
-const WIRE_FIXED64 = 1;
-const WIRE_BYTES = 2;
-const WIRE_FIXED32 = 5;
 
 /** Initializers smaller than this stay inline: moving them saves nothing. */
 export const MIN_EXTERNAL_BYTES = 1024;
@@ -42,99 +38,6 @@ export interface ExternalizedModel {
   moved: number;
   movedBytes: number;
 }
-
-/** A field of a message: its number, wire type, and where its encoding (tag included) and payload lie. */
-interface Field {
-  number: number;
-  wire: number;
-  start: number;
-  end: number;
-  payloadStart: number;
-}
-
-function readVarint(buf: Uint8Array, pos: number): [value: number, next: number] {
-  let value = 0;
-  let scale = 1;
-  for (let i = 0; i < 10; i++) {
-    if (pos >= buf.length) throw new Error('ONNX model: truncated varint');
-    const byte = buf[pos++]!;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return [value, pos];
-    scale *= 128;
-  }
-  throw new Error('ONNX model: varint longer than 10 bytes');
-}
-
-/** The fields of the message in buf[start, end), in order. */
-function* fields(buf: Uint8Array, start: number, end: number): Generator<Field> {
-  let pos = start;
-  while (pos < end) {
-    const fieldStart = pos;
-    const [tag, afterTag] = readVarint(buf, pos);
-    const wire = tag % 8;
-    const number = Math.floor(tag / 8);
-    let payloadStart = afterTag;
-    switch (wire) {
-      case WIRE_VARINT:
-        pos = readVarint(buf, afterTag)[1];
-        break;
-      case WIRE_FIXED64:
-        pos = afterTag + 8;
-        break;
-      case WIRE_FIXED32:
-        pos = afterTag + 4;
-        break;
-      case WIRE_BYTES: {
-        const [length, afterLength] = readVarint(buf, afterTag);
-        payloadStart = afterLength;
-        pos = afterLength + length;
-        break;
-      }
-      default:
-        throw new Error(`ONNX model: unsupported protobuf wire type ${wire} (field ${number})`);
-    }
-    if (pos > end) throw new Error(`ONNX model: field ${number} runs past the end of its message`);
-    yield { number, wire, start: fieldStart, end: pos, payloadStart };
-  }
-}
-
-/** Encoded output as a list of pieces; only lengths are computed, large payloads are not copied. */
-class Pieces {
-  readonly parts: Uint8Array[] = [];
-  length = 0;
-  push(part: Uint8Array): void {
-    if (part.length === 0) return;
-    this.parts.push(part);
-    this.length += part.length;
-  }
-  varint(value: number): void {
-    const bytes: number[] = [];
-    let v = value;
-    while (v >= 0x80) {
-      bytes.push((v % 128) | 0x80);
-      v = Math.floor(v / 128);
-    }
-    bytes.push(v);
-    this.push(Uint8Array.from(bytes));
-  }
-  bytesField(number: number, payload: Pieces | Uint8Array): void {
-    this.varint(number * 8 + WIRE_BYTES);
-    this.varint(payload.length);
-    if (payload instanceof Pieces) for (const p of payload.parts) this.push(p);
-    else this.push(payload);
-  }
-  concat(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const p of this.parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  }
-}
-
-const utf8 = new TextEncoder();
 
 function entry(key: string, value: string): Pieces {
   const e = new Pieces();

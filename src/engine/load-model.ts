@@ -4,7 +4,7 @@ import type { DtypeChoice, DeviceChoice, LoadEvent } from '../protocol/engine-ap
 import { DEVICE_CANNOT_RUN, deviceClass, DTYPE_PREFERENCE, dtypePreference } from './dtype-preference.ts';
 import { LanguageModel, type Device, type Dtype } from './language-model.ts';
 import { classifyLoadError } from './load-failure.ts';
-import { withWeightsOnce } from './weights-once.ts';
+import { withSessionRewrites } from './session-rewrites.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
 export const DTYPE_FILES: Record<Dtype, string> = {
@@ -164,8 +164,8 @@ export async function loadLanguageModel(
   try {
     const tokenizer = await AutoTokenizer.from_pretrained(model, { progress_callback });
     const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
-    // In the browser, each weight is copied into wasm memory once, not twice (weights-once.ts).
-    const loaded = device === 'cpu' ? await fromPretrained() : (await withWeightsOnce((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained)).value;
+    // In the browser: each weight copied into wasm memory once, logits computed for the rows read only (session-rewrites.ts).
+    const loaded = device === 'cpu' ? await fromPretrained() : (await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained)).value;
     lm = new LanguageModel(model, loaded, tokenizer, device, dtype);
     await probe(lm);
     if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);

@@ -1,13 +1,13 @@
 /**
  * The load-time rewrite of inline weights into external data (src/engine/externalize-weights.ts)
- * and the session factory around it (src/engine/weights-once.ts):
+ * and the session factory around it (src/engine/session-rewrites.ts):
  *
  * - checked against an independent ONNX decoder (onnx-proto): the rewritten model has the same
  *   nodes, inputs, outputs and initializers (names, types, shapes), every moved initializer
  *   names exactly the bytes of its original raw_data in the original file, and nothing else moved;
  * - run in onnxruntime-web itself (the bundle the app ships, wasm, in Node): the rewritten graph
  *   with the original file mounted as its external data gives bit for bit the logits of the
- *   original, for every generated format; `withWeightsOnce` rewrites, releases the bytes, and
+ *   original, for every generated format; `withSessionRewrites` rewrites, releases the bytes, and
  *   puts the factory back.
  */
 import { readFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
 import { TINY_RANDOM_LLAMA as SPEC } from '../../scripts/models/specs.ts';
 import { externalizeWeights, MIN_EXTERNAL_BYTES } from '../../src/engine/externalize-weights.ts';
-import { INLINE_WEIGHTS, withWeightsOnce } from '../../src/engine/weights-once.ts';
+import { INLINE_WEIGHTS, withSessionRewrites } from '../../src/engine/session-rewrites.ts';
 
 const ONNX = join(DEFAULT_MODELS_DIR, SPEC.name, 'onnx');
 /** The generated formats whose weights are inline (fp16 ships them as external data already). */
@@ -118,6 +118,7 @@ describe('onnxruntime-web runs the rewritten graph exactly as the original', () 
       if (name === 'input_ids') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]);
       else if (name === 'attention_mask') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map(() => 1n)), [1, ids.length]);
       else if (name === 'position_ids') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map((_, i) => BigInt(i))), [1, ids.length]);
+      else if (name === 'num_logits_to_keep') feeds[name] = new ort.Tensor('int64', BigInt64Array.from([0n]), []);
       else feeds[name] = new ort.Tensor(float16 ? 'float16' : 'float32', float16 ? new Uint16Array(0) : new Float32Array(0), [1, SPEC.numKeyValueHeads, 0, SPEC.headDim]);
     }
     const out = await session.run(feeds);
@@ -142,15 +143,15 @@ describe('onnxruntime-web runs the rewritten graph exactly as the original', () 
     });
   }
 
-  it('withWeightsOnce: rewrites what the load creates, releases its bytes, and puts the factory back', async () => {
+  it('withSessionRewrites: rewrites what the load creates, releases its bytes, and puts the factory back', async () => {
     const factory = ort.InferenceSession;
     const create = factory.create;
     const bytes = bytesOf('model.onnx');
     const size = bytes.byteLength;
     const expected = externalizeWeights(bytesOf('model.onnx'), INLINE_WEIGHTS)!;
-    const { value: session, report } = await withWeightsOnce(factory, () => factory.create(bytes, {}));
+    const { value: session, report } = await withSessionRewrites(factory, () => factory.create(bytes, {}));
     expect(factory.create).toBe(create);
-    expect(report).toEqual({ sessions: 1, bytes: expected.movedBytes, released: size });
+    expect(report).toEqual({ sessions: 1, bytes: expected.movedBytes, logitsToKeep: 1, released: size });
     // Released: the file's buffer is detached (its memory freed), the session has its own weights.
     expect(bytes.byteLength).toBe(0);
     const reference = await create.call(factory, bytesOf('model.onnx'));
@@ -159,7 +160,7 @@ describe('onnxruntime-web runs the rewritten graph exactly as the original', () 
     await reference.release();
   });
 
-  it('withWeightsOnce: a failed load puts the factory back and releases nothing', async () => {
+  it('withSessionRewrites: a failed load puts the factory back and releases nothing', async () => {
     const factory = ort.InferenceSession;
     const create = factory.create;
     const bytes = bytesOf('model.onnx');
@@ -167,7 +168,7 @@ describe('onnxruntime-web runs the rewritten graph exactly as the original', () 
     // A graph whose first node names an operator no runtime has: the rewrite succeeds, the session does not.
     const at = Buffer.from(broken).indexOf(Buffer.from('MatMul'));
     broken.set(Buffer.from('MutMal'), at);
-    await expect(withWeightsOnce(factory, () => factory.create(broken, {}))).rejects.toThrow();
+    await expect(withSessionRewrites(factory, () => factory.create(broken, {}))).rejects.toThrow();
     expect(factory.create).toBe(create);
     expect(broken.byteLength).toBe(bytes.byteLength);
   });

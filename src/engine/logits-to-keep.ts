@@ -1,0 +1,250 @@
+/**
+ * Logits for the rows asked for only.
+ *
+ * A hub export computes the logits of every position it is fed: a 576-token state pass of a
+ * 49,152-token vocabulary makes 113 MB of float32 logits (the lm_head is a fifth of the pass's
+ * arithmetic), and onnxruntime's arena keeps room for them for as long as the page lives, where
+ * a decision reads one row. Exports made with transformers.js' own conversion carry an input
+ * `num_logits_to_keep` (the last k rows, 0 = all) that the engine already feeds
+ * (LanguageModel.forward's `keep`) and transformers.js too (1 while it generates, 0 otherwise).
+ *
+ * `keepLogitsRows` gives a graph without it that input, at load: the hidden state entering the
+ * lm_head is sliced to its last k rows, `Slice(hidden, -k, ∞, axis 1)`, so only those rows are
+ * computed. It recognises two shapes of graph, and leaves any other as it is (null):
+ *
+ * - the lm_head is a MatMul (or MatMulNBits) of the [batch, sequence, hidden] state, followed by
+ *   nothing or by element-wise operations only (a Cast, a soft-capping Div/Tanh/Mul): Optimum's
+ *   and onnxruntime-genai's exports;
+ * - `Reshape(Gemm|MatMul(Reshape(hidden, [-1, h]), W), shape)`: the flattened form this project's
+ *   generator writes; the final shape is then taken from the sliced state.
+ *
+ * The rewritten graph computes, for k = 0, exactly the original (the same nodes on the same
+ * rows); test/engine/logits-to-keep.test.ts runs both in onnxruntime for every generated export.
+ */
+import { fields, Pieces, utf8, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
+
+export const LOGITS_TO_KEEP = 'num_logits_to_keep';
+
+const MODEL_GRAPH = 7;
+const GRAPH_NODE = 1;
+const GRAPH_INITIALIZER = 5;
+const GRAPH_INPUT = 11;
+const GRAPH_OUTPUT = 12;
+const NODE_INPUT = 1;
+const NODE_OUTPUT = 2;
+const NODE_NAME = 3;
+const NODE_OP_TYPE = 4;
+const NODE_ATTRIBUTE = 5;
+const VALUE_NAME = 1;
+const VALUE_TYPE = 2;
+const INT64 = 7;
+
+/** Operations that act on each row of the logits alone: slicing rows before them changes nothing else. */
+const ROW_WISE = new Set(['Cast', 'Mul', 'Div', 'Add', 'Sub', 'Tanh', 'Softcap']);
+const LM_HEAD = new Set(['MatMul', 'MatMulNBits']);
+
+interface NodeInfo {
+  field: Field;
+  inputs: string[];
+  outputs: string[];
+  op: string;
+}
+
+const utf8Decoder = new TextDecoder();
+const text = (buf: Uint8Array, f: Field) => utf8Decoder.decode(buf.subarray(f.payloadStart, f.end));
+
+function parseNode(buf: Uint8Array, field: Field): NodeInfo {
+  const node: NodeInfo = { field, inputs: [], outputs: [], op: '' };
+  for (const f of fields(buf, field.payloadStart, field.end)) {
+    if (f.number === NODE_INPUT) node.inputs.push(text(buf, f));
+    else if (f.number === NODE_OUTPUT) node.outputs.push(text(buf, f));
+    else if (f.number === NODE_OP_TYPE) node.op = text(buf, f);
+  }
+  return node;
+}
+
+/** The name of a ValueInfoProto, and the rank of its tensor type (null where it has no shape). */
+function parseValue(buf: Uint8Array, field: Field): { name: string; rank: number | null } {
+  let name = '';
+  let rank: number | null = null;
+  for (const f of fields(buf, field.payloadStart, field.end)) {
+    if (f.number === VALUE_NAME) name = text(buf, f);
+    else if (f.number === VALUE_TYPE) {
+      // TypeProto.tensor_type (1) → TypeProto.Tensor.shape (2) → TensorShapeProto.dim (1)*
+      for (const t of fields(buf, f.payloadStart, f.end)) {
+        if (t.number !== 1 || t.wire !== WIRE_BYTES) continue;
+        for (const s of fields(buf, t.payloadStart, t.end)) {
+          if (s.number !== 2 || s.wire !== WIRE_BYTES) continue;
+          rank = 0;
+          for (const d of fields(buf, s.payloadStart, s.end)) if (d.number === 1) rank++;
+        }
+      }
+    }
+  }
+  return { name, rank };
+}
+
+function stringField(out: Pieces, number: number, value: string): void {
+  out.bytesField(number, utf8.encode(value));
+}
+
+function varintField(out: Pieces, number: number, value: number): void {
+  out.varint(number * 8 + WIRE_VARINT);
+  out.varint(value);
+}
+
+function node(op: string, inputs: string[], output: string, attributes: Pieces[] = []): Pieces {
+  const n = new Pieces();
+  for (const i of inputs) stringField(n, NODE_INPUT, i);
+  stringField(n, NODE_OUTPUT, output);
+  stringField(n, NODE_NAME, output);
+  stringField(n, NODE_OP_TYPE, op);
+  for (const a of attributes) n.bytesField(NODE_ATTRIBUTE, a);
+  return n;
+}
+
+/** AttributeProto { name, i, type: INT }. */
+function intAttribute(name: string, value: number): Pieces {
+  const a = new Pieces();
+  stringField(a, 1, name);
+  varintField(a, 3, value);
+  varintField(a, 20, 2);
+  return a;
+}
+
+/** A one-dimensional int64 initializer. */
+function int64Tensor(name: string, values: bigint[]): Pieces {
+  const t = new Pieces();
+  varintField(t, 1, values.length); // dims
+  varintField(t, 2, INT64); // data_type
+  stringField(t, 8, name);
+  t.bytesField(9, new Uint8Array(BigInt64Array.from(values).buffer)); // raw_data, little-endian
+  return t;
+}
+
+/** ValueInfoProto of a scalar int64 graph input. */
+function scalarInt64Input(name: string): Pieces {
+  const shape = new Pieces(); // TensorShapeProto with no dims: a scalar
+  const tensor = new Pieces();
+  varintField(tensor, 1, INT64);
+  tensor.bytesField(2, shape);
+  const type = new Pieces();
+  type.bytesField(1, tensor);
+  const value = new Pieces();
+  stringField(value, VALUE_NAME, name);
+  value.bytesField(VALUE_TYPE, type);
+  return value;
+}
+
+/** The node re-encoded with some of its inputs renamed (by position). */
+function renamedInputs(buf: Uint8Array, field: Field, rename: Map<number, string>): Pieces {
+  const out = new Pieces();
+  let index = 0;
+  for (const f of fields(buf, field.payloadStart, field.end)) {
+    if (f.number === NODE_INPUT) {
+      const name = rename.get(index++);
+      if (name !== undefined) {
+        stringField(out, NODE_INPUT, name);
+        continue;
+      }
+    }
+    out.push(buf.subarray(f.start, f.end));
+  }
+  return out;
+}
+
+interface Plan {
+  /** The node whose input 0 (the hidden state) becomes the sliced state, and that state's name. */
+  sliced: NodeInfo;
+  hidden: string;
+  /** The generator's flattened form: the final Reshape, and the lm_head's output (to read V from). */
+  reshape?: { node: NodeInfo; head: string };
+}
+
+/** Where to slice, or null when the graph is not one of the two recognised shapes. */
+function planFor(nodes: NodeInfo[], consumers: Map<string, number>): Plan | null {
+  const producer = new Map<string, NodeInfo>();
+  for (const n of nodes) for (const o of n.outputs) producer.set(o, n);
+  const only = (name: string) => (consumers.get(name) ?? 0) === 1;
+  let at = producer.get('logits');
+  if (!at) return null;
+  // The generator's form: Reshape(Gemm|MatMul(Reshape(hidden, [-1, h]), W), shape).
+  if (at.op === 'Reshape') {
+    const head = producer.get(at.inputs[0] ?? '');
+    const flatten = head && (head.op === 'Gemm' || head.op === 'MatMul') ? producer.get(head.inputs[0] ?? '') : undefined;
+    if (!head || !flatten || flatten.op !== 'Reshape' || !only(head.outputs[0]!) || !only(flatten.outputs[0]!)) return null;
+    return { sliced: flatten, hidden: flatten.inputs[0]!, reshape: { node: at, head: head.outputs[0]! } };
+  }
+  // A MatMul of the [batch, sequence, hidden] state, then row-wise operations only.
+  while (ROW_WISE.has(at.op)) {
+    const next = producer.get(at.inputs[0] ?? '');
+    if (!next || !only(next.outputs[0]!)) return null;
+    at = next;
+  }
+  if (!LM_HEAD.has(at.op)) return null;
+  return { sliced: at, hidden: at.inputs[0]! };
+}
+
+/**
+ * `model` with a `num_logits_to_keep` input that makes it compute the logits of the last k
+ * positions only (0: all, as before); null when it has that input already, or is not a graph
+ * this recognises (its logits are then computed for every position, as they were).
+ */
+export function keepLogitsRows(model: Uint8Array): Uint8Array | null {
+  const graphField = [...fields(model, 0, model.length)].find((f) => f.number === MODEL_GRAPH && f.wire === WIRE_BYTES);
+  if (!graphField) return null;
+  const graphFields = [...fields(model, graphField.payloadStart, graphField.end)];
+  const nodes: NodeInfo[] = [];
+  const consumers = new Map<string, number>();
+  let logitsRank: number | null = null;
+  for (const f of graphFields) {
+    if (f.number === GRAPH_NODE && f.wire === WIRE_BYTES) {
+      const n = parseNode(model, f);
+      nodes.push(n);
+      for (const i of n.inputs) consumers.set(i, (consumers.get(i) ?? 0) + 1);
+    } else if (f.number === GRAPH_INPUT && f.wire === WIRE_BYTES) {
+      if (parseValue(model, f).name === LOGITS_TO_KEEP) return null;
+    } else if (f.number === GRAPH_OUTPUT && f.wire === WIRE_BYTES) {
+      const v = parseValue(model, f);
+      if (v.name === 'logits') logitsRank = v.rank;
+    }
+  }
+  if (logitsRank !== 3) return null;
+  const plan = planFor(nodes, consumers);
+  if (!plan) return null;
+
+  const p = 'jev_logits_to_keep/';
+  const sliced = `${p}hidden`;
+  const graph = new Pieces();
+  for (const f of graphFields) {
+    const n = f.number === GRAPH_NODE ? nodes.find((x) => x.field === f) : undefined;
+    if (n === plan.sliced) {
+      // starts = [-k]: the last k rows (k = 0: -0 = 0, every row).
+      graph.bytesField(GRAPH_NODE, node('Neg', [LOGITS_TO_KEEP], `${p}neg`));
+      graph.bytesField(GRAPH_NODE, node('Reshape', [`${p}neg`, `${p}one`], `${p}starts`));
+      graph.bytesField(GRAPH_NODE, node('Slice', [plan.hidden, `${p}starts`, `${p}end`, `${p}one`], sliced));
+      graph.bytesField(GRAPH_NODE, renamedInputs(model, f, new Map([[0, sliced]])));
+    } else if (plan.reshape && n === plan.reshape.node) {
+      // The final shape from the sliced state, [batch, k], and the lm_head's width, [V].
+      graph.bytesField(GRAPH_NODE, node('Shape', [sliced], `${p}hidden_shape`));
+      graph.bytesField(GRAPH_NODE, node('Slice', [`${p}hidden_shape`, `${p}zero`, `${p}two`, `${p}zero`], `${p}rows_shape`));
+      graph.bytesField(GRAPH_NODE, node('Shape', [plan.reshape.head], `${p}head_shape`));
+      graph.bytesField(GRAPH_NODE, node('Slice', [`${p}head_shape`, `${p}one`, `${p}two`, `${p}zero`], `${p}vocab`));
+      graph.bytesField(GRAPH_NODE, node('Concat', [`${p}rows_shape`, `${p}vocab`], `${p}logits_shape`, [intAttribute('axis', 0)]));
+      graph.bytesField(GRAPH_NODE, renamedInputs(model, f, new Map([[1, `${p}logits_shape`]])));
+    } else graph.push(model.subarray(f.start, f.end));
+  }
+  graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}zero`, [0n]));
+  graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}one`, [1n]));
+  graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}two`, [2n]));
+  graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}end`, [0x7fffffffffffffffn]));
+  graph.bytesField(GRAPH_INPUT, scalarInt64Input(LOGITS_TO_KEEP));
+
+  const out = new Pieces();
+  for (const f of fields(model, 0, model.length)) {
+    if (f.start === graphField.start) out.bytesField(MODEL_GRAPH, graph);
+    else out.push(model.subarray(f.start, f.end));
+  }
+  return out.concat();
+}
+
