@@ -1,8 +1,8 @@
 /**
  * The model-file cache (Cache API, the same `transformers-cache` transformers.js uses), with
  * integrity: every stored file carries its size and SHA-256, written when it was stored and
- * checked on every read. A partial or corrupt file is deleted and reported as a miss, so
- * transformers.js fetches it again; it is never served. Where the host states the file's SHA-256
+ * checked on every read. A partial or corrupt file is deleted and reported as a miss, so the
+ * engine's fetch (model-fetch.ts) fetches it again; it is never served. Where the host states the file's SHA-256
  * (the hub's `X-Linked-ETag` for large files), a download that does not match is refused.
  */
 import { bufferBody } from './one-buffer-body.ts';
@@ -21,9 +21,9 @@ export class IntegrityCache {
   /** Entries found damaged (and dropped) since this cache was made: observable by tests and the UI. */
   readonly dropped: IntegrityEvent[] = [];
   /**
-   * Downloads refused because they do not match the SHA-256 the host states. transformers.js only
-   * logs a failed cache write and goes on with the bytes it read, so the engine looks here after a
-   * load and refuses a model whose download was corrupt (load-failure.ts `file_corrupt`).
+   * Downloads refused because they do not match the SHA-256 the host states. The refusal fails
+   * the read of that file (model-fetch.ts), and the engine looks here to name the cause of the
+   * failed load (load-failure.ts `file_corrupt`).
    */
   readonly refused: { key: string; sha256: string; stated: string }[] = [];
 
