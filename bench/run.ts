@@ -240,7 +240,8 @@ async function runPeers(plans: TargetPlan[], formatModels: string[], options: Op
     return false;
   });
   if (!models.length || !dtypes.length) return;
-  const browser = await launchChromium();
+  const marker = `peers-${process.pid}-${Date.now()}`;
+  const browser = await launchChromium(marker);
   try {
     log(`wllama peer: checking equal work on ${models.join(', ')} (${dtypes.join(', ')})`);
     try {
@@ -279,6 +280,7 @@ async function runPeers(plans: TargetPlan[], formatModels: string[], options: Op
         promptTokens: 400,
         decodeTokens: options.quick ? 16 : 64,
         build: false,
+        marker,
         log: (l) => log(l.trim()),
       });
       result.peers.push(...peers.rows);
@@ -294,7 +296,7 @@ async function runPeers(plans: TargetPlan[], formatModels: string[], options: Op
   writeJson(options.json, finalize(result, started));
 }
 
-function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[], peers: BenchResult['peers'], prefix: PrefixCacheResult[]): TargetResult[] {
+function evaluateTargets({ decisions, chat, peers, peer_details, prefix_cache: prefix, formats }: BenchResult): TargetResult[] {
   const out: TargetResult[] = [];
   /** A target met when `value` (unmeasured: null) is at least `threshold`. */
   const atLeast = (name: string, value: number | null, threshold: number, detail: string) =>
@@ -352,11 +354,33 @@ function evaluateTargets(decisions: DecisionResult[], chat: ChatResult[], peers:
       );
     }
   }
+  // Memory: serving on wasm within twice the model's bytes, and within wllama's peak on the same weights.
+  const mb = (x: number) => `${(x / 2 ** 20).toFixed(0)} MiB`;
+  for (const f of formats ?? []) {
+    if (f.device !== 'wasm' || f.serving_peak_rss_bytes === null || !f.model_bytes) continue;
+    atLeast(
+      `memory ${f.model} ${f.dtype}: serving peak renderer RSS ≤ 2× the model's bytes (value: 2 × bytes ÷ peak)`,
+      (2 * f.model_bytes) / f.serving_peak_rss_bytes,
+      1,
+      `${mb(f.serving_peak_rss_bytes)} serving for ${mb(f.model_bytes)} of model (${(f.serving_peak_rss_bytes / f.model_bytes).toFixed(2)}×)`,
+    );
+  }
+  for (const d of peer_details) {
+    const e = d.memory?.engine.serving_peak_rss_bytes;
+    const w = d.memory?.wllama.serving_peak_rss_bytes;
+    if (!e || !w) continue;
+    atLeast(
+      `memory ${d.model} ${d.dtype}, ${d.threads} thread${d.threads > 1 ? 's' : ''}: serving peak renderer RSS ≤ wllama's (value: wllama ÷ engine)`,
+      w / e,
+      1,
+      `engine ${mb(e)} (file ${mb(d.memory!.engine.model_bytes)}), wllama ${mb(w)} (file ${mb(d.memory!.wllama.model_bytes)})`,
+    );
+  }
   return out;
 }
 
 function finalize(result: BenchResult, started: number): BenchResult {
-  result.targets = evaluateTargets(result.decisions, result.chat, result.peers, result.prefix_cache);
+  result.targets = evaluateTargets(result);
   result.load_average.end = loadAverage();
   result.duration_s = Math.round((performance.now() - started) / 1000);
   return result;

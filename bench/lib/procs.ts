@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /**
  * Memory and CPU of the Chromium the bench launched, read from /proc (Linux): the browser
@@ -120,4 +120,37 @@ export class ProcessSampler {
 
 export function loadAverage(): number[] {
   return (read('/proc/loadavg') ?? '0 0 0').split(' ').slice(0, 3).map(Number);
+}
+
+/** Resident set of each renderer of the tree, by pid. */
+export function rendererRss(marker: string): Map<number, number> {
+  return new Map(browserTree(marker).filter((p) => p.type === 'renderer').map((p) => [p.pid, p.rss]));
+}
+
+/** The renderer that grew most from `before` to now (a page's renderer is the one its load grew), not one of `exclude`. */
+export function grownRenderer(marker: string, before: Map<number, number>, exclude: readonly number[] = []): number | null {
+  let best: number | null = null;
+  let growth = -Infinity;
+  for (const [pid, rss] of rendererRss(marker)) {
+    const g = rss - (before.get(pid) ?? 0);
+    if (!exclude.includes(pid) && g > growth) [best, growth] = [pid, g];
+  }
+  return best;
+}
+
+/** A process's peak resident set (VmHWM) since it started or since `resetPeakRss`. */
+export function peakRss(pid: number): number | null {
+  const status = read(`/proc/${pid}/status`);
+  const kb = status && /^VmHWM:\s+(\d+)/m.exec(status)?.[1];
+  return kb ? Number(kb) * 1024 : null;
+}
+
+/** Restarts a process's peak (VmHWM) from its present resident set (Linux `clear_refs` 5); false where not allowed. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -164,7 +164,8 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     out.push('');
     out.push(
       'Prefill: a ~400-token prompt read in one pass (tokens/s). Decode: 63 single-token passes after it (tokens/s). ' +
-        'Both runtimes in the same page, alternating, with the same thread count; ratio = engine ÷ wllama (≥ 1 means the engine is faster).',
+        'Each runtime in a page (renderer process) of its own, alternating, with the same thread count; ratio = engine ÷ wllama (≥ 1 means the engine is faster). ' +
+        'Peak RSS: each renderer\'s peak resident set while serving (after the load, warm-ups and runs), beside the bytes of the file it loaded.',
     );
     out.push('');
     if (r.peer_agreement.length) {
@@ -186,7 +187,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     }
     out.push(
       table(
-        ['model', 'dtype (GGUF)', 'threads', 'prefill wllama', 'prefill engine', 'prefill ratio', 'decode wllama', 'decode engine', 'decode ratio', 'reps'],
+        ['model', 'dtype (GGUF)', 'threads', 'prefill wllama', 'prefill engine', 'prefill ratio', 'decode wllama', 'decode engine', 'decode ratio', 'peak RSS wllama (file)', 'peak RSS engine (file)', 'reps'],
         r.peers.map((p) => {
           const dtype = p.dtype ?? 'fp32';
           const d = r.peer_details.find((x) => x.model === p.model && x.threads === p.threads && (x.dtype ?? 'fp32') === dtype);
@@ -200,6 +201,8 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
             `${num(p.decode_tps, 1)} tok/s`,
             `${num(p.engine_decode_tps, 1)} tok/s`,
             `${num(p.engine_decode_tps / p.decode_tps)}×`,
+            d?.memory ? `${mib(d.memory.wllama.serving_peak_rss_bytes)} (${mib(d.memory.wllama.model_bytes)})` : '—',
+            d?.memory ? `${mib(d.memory.engine.serving_peak_rss_bytes)} (${mib(d.memory.engine.model_bytes)})` : '—',
             d?.reps ?? '—',
           ];
         }),

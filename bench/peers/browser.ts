@@ -25,8 +25,12 @@ export function hasChromium(): boolean {
   }
 }
 
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
+/**
+ * Launches headless Chromium. `marker`, when given, is put on the browser's command line (a switch
+ * Chromium ignores) so that bench/lib/procs.ts can find its process tree and read its renderers' memory.
+ */
+export async function launchChromium(marker?: string): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...(marker ? [`--jev-bench-marker=${marker}`] : [])] });
 }
 
 /** Calls `window.peers[method](...args)` in the page. */

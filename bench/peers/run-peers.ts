@@ -36,7 +36,8 @@ const { values } = parseArgs({
   },
 });
 
-const browser = await launchChromium();
+const marker = `peers-${process.pid}-${Date.now()}`;
+const browser = await launchChromium(marker);
 try {
   const t0 = performance.now();
   const result = await runWllamaPeers(browser, {
@@ -48,6 +49,7 @@ try {
     decodeTokens: Number(values.decode),
     ...(values['max-load'] ? { maxLoad: Number(values['max-load']), maxWaitMs: Number(values['max-wait']) * 1000 } : {}),
     build: !values['no-build'],
+    marker,
     verbose: values.verbose,
     log: (l) => console.log(l),
   });

@@ -1,7 +1,10 @@
 /**
  * The wllama peer for the benchmark (CONTRACT §1 `peers`): wllama 3.8.1 (llama.cpp in wasm) on the
- * GGUF and this engine on the ONNX file of the same weights, in the same Chromium page, measured
- * alternately (wllama, engine, engine, wllama, …) so that drift and other load hit both alike.
+ * GGUF and this engine on the ONNX file of the same weights, each in a page of its own (its own
+ * renderer process) of the same Chromium, measured alternately (wllama, engine, engine, wllama, …)
+ * so that drift and other load hit both alike. Neither runtime's model, heap or idle threads live in
+ * the other's process, and each side's memory is its renderer's: its peak resident set while loading
+ * (from a fresh renderer) and while serving (the runs, warm-ups included), as Linux counts it (VmHWM).
  *
  * Equal work (checked by check-wllama.ts): the same prompt text (≈ 400 tokens, the same ids on both
  * sides: prompt_tokens is compared), 64 tokens generated greedily without stopping at end-of-text,
@@ -20,9 +23,14 @@
  * `dtype` (fp32, q4, q8): the engine's ONNX file of that dtype against the GGUF of the same weights
  * (F32, Q4_0, Q8_0: scripts/models/gguf-quant.ts), both at `threads`.
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { modelBytes } from '../lib/model-bytes.ts';
+import { grownRenderer, peakRss, rendererRss, resetPeakRss } from '../lib/procs.ts';
 import { type PeersSession, openPeersPage } from './browser.ts';
-import { type PeerDtype, type PeerModel, ggufUrl, peerModel } from './models.ts';
+import { type PeerDtype, type PeerModel, ggufFile, ggufUrl, peerModel } from './models.ts';
+import { MODEL_ROOTS } from './serve.ts';
 import { load1, sleep, waitForQuiet } from './quiet.ts';
 
 /** One row of CONTRACT §1 `peers`. */
@@ -63,10 +71,25 @@ export interface PeerDetail {
     decode_tps: number[];
     step_ms_median: number[];
   };
+  /**
+   * Each side's renderer memory, beside its model's bytes (null where the browser's processes could
+   * not be read: no `marker`, or not Linux). `serving_peak_rss_bytes` is null where the peak could not
+   * be restarted after the load (/proc/<pid>/clear_refs not writable).
+   */
+  memory: { engine: SideMemory; wllama: SideMemory } | null;
   /** 1-minute load average of the machine before and after (other processes share the cores). */
   loadavg: [number, number];
   /** 1-minute load average at the start of each measurement, in order (wllama/engine alternating). */
   loadavg_per_run: number[];
+}
+
+export interface SideMemory {
+  /** The file(s) this side loads: the ONNX graph and its external data, or the GGUF. */
+  model_bytes: number;
+  /** The renderer's peak resident set from its start through the model's load. */
+  load_peak_rss_bytes: number | null;
+  /** The renderer's peak resident set from the end of the load through the last run. */
+  serving_peak_rss_bytes: number | null;
 }
 
 export interface PeerOptions {
@@ -86,6 +109,11 @@ export interface PeerOptions {
    */
   maxLoad?: number;
   maxWaitMs?: number;
+  /** The `--jev-bench-marker` the browser was launched with (launchChromium): each side's memory is read only with it. */
+  marker?: string;
+  /** Build the pages first (default: when missing). */
+  build?: boolean;
+  verbose?: boolean;
   log?: (line: string) => void;
 }
 
@@ -116,10 +144,10 @@ interface EngineBench {
 }
 
 /**
- * Measures one (model, threads) pair in an open peers page; `threads` is used on both sides.
- * Returns the contract row and the detail behind it.
+ * Measures one (model, threads) pair, `threads` on both sides, each side in a fresh peers page of
+ * its own. Returns the contract row and the detail behind it.
  */
-export async function measurePeer(s: PeersSession, model: PeerModel | string, threads: number, opts: PeerOptions = {}): Promise<{ row: PeerRow; detail: PeerDetail }> {
+export async function measurePeer(browser: Browser, model: PeerModel | string, threads: number, opts: PeerOptions = {}): Promise<{ row: PeerRow; detail: PeerDetail }> {
   const m = typeof model === 'string' ? peerModel(model) : model;
   const promptTokens = opts.promptTokens ?? 400;
   const decodeTokens = opts.decodeTokens ?? 64;
@@ -128,22 +156,39 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
   const log = opts.log ?? (() => {});
   const dtype = opts.dtype ?? 'fp32';
   const key = `peer-${m.name}-${dtype}-${threads}`;
-  const engine = <T>(method: string, ...args: unknown[]) => s.call('engineCall', key, method as never, ...args) as Promise<T>;
   const load0 = load1();
+  const pageOptions = { ...(opts.build !== undefined ? { build: opts.build } : {}), ...(opts.verbose ? { verbose: true } : {}) };
+  const pages: PeersSession[] = [];
+  const open = async () => {
+    const page = await openPeersPage(browser, pageOptions);
+    pages.push(page);
+    return page;
+  };
 
-  await s.call('engineStart', key);
   try {
+    const es = await open();
+    const ws = await open();
+    const engine = <T>(method: string, ...args: unknown[]) => es.call('engineCall', key, method as never, ...args) as Promise<T>;
+    const marker = opts.marker;
+    const before = marker ? rendererRss(marker) : null;
+    await es.call('engineStart', key);
     const eLoad = await engine<{ ms: number; threads: number }>('load', { model: m.name, threads, dtype });
     if (eLoad.threads !== threads) throw new Error(`engine runs ${eLoad.threads} threads, asked for ${threads}`);
-    const wLoad = await s.call('wllamaLoad', { url: ggufUrl(m, dtype), threads, nCtx: m.nCtx, flashAttn: false, cacheType: 'f32' });
+    const enginePid = marker && before ? grownRenderer(marker, before) : null;
+    const between = marker ? rendererRss(marker) : null;
+    const wLoad = await ws.call('wllamaLoad', { url: ggufUrl(m, dtype), threads, nCtx: m.nCtx, flashAttn: false, cacheType: 'f32' });
     if (wLoad.threads !== threads) throw new Error(`wllama runs ${wLoad.threads} threads, asked for ${threads}`);
+    const wllamaPid = marker && between && enginePid !== null ? grownRenderer(marker, between, [enginePid]) : null;
+    // each renderer's peak so far is its load's; restart both to read the serving peak after the runs
+    const loadPeak = { engine: enginePid === null ? null : peakRss(enginePid), wllama: wllamaPid === null ? null : peakRss(wllamaPid) };
+    const restarted = enginePid !== null && wllamaPid !== null && resetPeakRss(enginePid) && resetPeakRss(wllamaPid);
     log(`  ${m.name} ${dtype} ×${threads}: engine loaded in ${(eLoad.ms / 1000).toFixed(1)} s, wllama in ${(wLoad.load_ms / 1000).toFixed(1)} s (multithread ${wLoad.multithread})`);
 
     const prompt = await engine<{ text: string; tokens: number }>('promptText', m.benchText, promptTokens, m.addSpecialTokens);
     const ids = await engine<number[]>('encode', prompt.text, m.addSpecialTokens);
 
     const runWllama = async (maxTokens: number, text = prompt.text) => {
-      const r = (await s.call('wllamaComplete', {
+      const r = (await ws.call('wllamaComplete', {
         prompt: text,
         max_tokens: maxTokens,
         temperature: 0,
@@ -188,6 +233,15 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
       }
     }
     if (wPromptTokens !== ids.length) throw new Error(`prompt tokenized differently: engine ${ids.length}, wllama ${wPromptTokens}`);
+    const servingPeak = (pid: number | null) => (restarted && pid !== null ? peakRss(pid) : null);
+    const memory: PeerDetail['memory'] =
+      enginePid === null || wllamaPid === null
+        ? null
+        : {
+            engine: { model_bytes: modelBytes(MODEL_ROOTS, m.name, dtype), load_peak_rss_bytes: loadPeak.engine, serving_peak_rss_bytes: servingPeak(enginePid) },
+            wllama: { model_bytes: ggufBytes(m, dtype), load_peak_rss_bytes: loadPeak.wllama, serving_peak_rss_bytes: servingPeak(wllamaPid) },
+          };
+    if (memory) log(`    peak RSS (MiB) engine load ${mibs(memory.engine.load_peak_rss_bytes)}, serving ${mibs(memory.engine.serving_peak_rss_bytes)}; wllama load ${mibs(memory.wllama.load_peak_rss_bytes)}, serving ${mibs(memory.wllama.serving_peak_rss_bytes)}`);
     const row: PeerRow = {
       peer: 'wllama',
       model: m.name,
@@ -222,14 +276,28 @@ export async function measurePeer(s: PeersSession, model: PeerModel | string, th
         decode_tps: e.decode.map((x) => round(x)),
         step_ms_median: e.step.map((x) => round(x)),
       },
+      memory,
       loadavg: [load0, load1()],
       loadavg_per_run: loads,
     };
     return { row, detail };
   } finally {
-    await s.call('wllamaExit').catch(() => {});
-    await s.call('engineStop', key).catch(() => {});
+    for (const page of pages) await page.close().catch(() => {});
   }
+}
+
+const mibs = (bytes: number | null) => (bytes === null ? '—' : (bytes / 2 ** 20).toFixed(0));
+
+/** The GGUF's size, from the first model root that holds it. */
+function ggufBytes(m: PeerModel, dtype: PeerDtype): number {
+  for (const root of MODEL_ROOTS) {
+    try {
+      return statSync(join(root, m.name, ggufFile(m, dtype))).size;
+    } catch {
+      // not under this root
+    }
+  }
+  throw new Error(`no ${ggufFile(m, dtype)} for ${m.name} under ${MODEL_ROOTS.join(', ')}`);
 }
 
 export interface RunPeersOptions extends PeerOptions {
@@ -238,38 +306,31 @@ export interface RunPeersOptions extends PeerOptions {
   dtypes?: readonly PeerDtype[];
   /** Thread counts; default [1, navigator.hardwareConcurrency of the page]. */
   threads?: readonly number[];
-  /** Build the page first (default: when missing). */
-  build?: boolean;
-  verbose?: boolean;
 }
 
 /**
- * Opens the peers page in `browser` (built and served by this module) and measures every model at
- * every thread count. This is what bench/run.ts calls for CONTRACT §1 `peers`.
+ * Measures every model at every thread count in `browser` (bench/run.ts launches it with a
+ * `marker`, so that each side's memory is read). This is what bench/run.ts calls for CONTRACT §1 `peers`.
  */
 export async function runWllamaPeers(browser: Browser, opts: RunPeersOptions = {}): Promise<{ rows: PeerRow[]; details: PeerDetail[]; environment: Record<string, unknown> }> {
-  const s = await openPeersPage(browser, { ...(opts.build !== undefined ? { build: opts.build } : {}), ...(opts.verbose ? { verbose: true } : {}) });
-  try {
-    const info = await s.call('info');
-    const threads = opts.threads ?? [...new Set([1, info.hardwareConcurrency])];
-    const models = opts.models ?? ['TinyStories-656K', 'smollm2-135m-random'];
-    const rows: PeerRow[] = [];
-    const details: PeerDetail[] = [];
-    for (const model of models) {
-      const m = peerModel(model);
-      for (const dtype of opts.dtypes ?? ['fp32']) {
-        if (!m.dtypes.includes(dtype)) continue;
-        for (const t of threads) {
-          const { row, detail } = await measurePeer(s, m, t, { ...opts, dtype });
-          opts.log?.(`  ${JSON.stringify(row)}`);
-          rows.push(row);
-          details.push(detail);
-        }
-        await s.call('wllamaForget');
+  // the page is built once, here, if asked; each measurement then opens fresh pages of it
+  const probe = await openPeersPage(browser, { ...(opts.build !== undefined ? { build: opts.build } : {}) });
+  const info = await probe.call('info').finally(() => probe.close());
+  const threads = opts.threads ?? [...new Set([1, info.hardwareConcurrency])];
+  const models = opts.models ?? ['TinyStories-656K', 'smollm2-135m-random'];
+  const rows: PeerRow[] = [];
+  const details: PeerDetail[] = [];
+  for (const model of models) {
+    const m = peerModel(model);
+    for (const dtype of opts.dtypes ?? ['fp32']) {
+      if (!m.dtypes.includes(dtype)) continue;
+      for (const t of threads) {
+        const { row, detail } = await measurePeer(browser, m, t, { ...opts, dtype, build: false });
+        opts.log?.(`  ${JSON.stringify(row)}`);
+        rows.push(row);
+        details.push(detail);
       }
     }
-    return { rows, details, environment: { ...info, browser: browser.version() } };
-  } finally {
-    await s.close();
   }
+  return { rows, details, environment: { ...info, browser: browser.version() } };
 }

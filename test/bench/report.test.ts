@@ -35,7 +35,18 @@ const result: BenchResult = {
     },
   ],
   peers: [{ peer: 'wllama', model: 'm', dtype: 'q4', device: 'wasm', threads: 2, prefill_tps: 200, decode_tps: 40, engine_prefill_tps: 250, engine_decode_tps: 30 }],
-  peer_details: [],
+  peer_details: [
+    {
+      model: 'm', dtype: 'q4', threads: 2, prompt_tokens: { engine: 400, wllama: 400 }, decode_tokens: 64, reps: 3,
+      wllama: { multithread: true, threads: 2, load_ms: 1000, prefill_tps: [200], decode_tps: [40], wall_ms: [3000], cache_n: [0] },
+      engine: { threads: 2, load_ms: 2000, prefill_tps: [250], decode_tps: [30], step_ms_median: [33] },
+      memory: {
+        engine: { model_bytes: 100 * 2 ** 20, load_peak_rss_bytes: 700 * 2 ** 20, serving_peak_rss_bytes: 500 * 2 ** 20 },
+        wllama: { model_bytes: 80 * 2 ** 20, load_peak_rss_bytes: 450 * 2 ** 20, serving_peak_rss_bytes: 400 * 2 ** 20 },
+      },
+      loadavg: [0.5, 0.7], loadavg_per_run: [0.5],
+    },
+  ],
   formats: [
     {
       device: 'wasm', model: 'm', export: 'optimum', dtype: 'q4', status: 'measured', reason: null, bytes: 2 ** 21, load_ms: 100, prompt_tokens: 200, ttft_ms: 1000,
@@ -92,7 +103,8 @@ describe('bench report writers', () => {
     expect(block).toContain('| m · wasm · fp32 | 480 tokens | 4.00 s | 400 ms | 4.10 s | 10.25× | 505 / 520 | 1 |');
     expect(block).toContain('abc1234-dirty');
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
-    expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× |');
+    // and each side's serving peak beside the bytes of the file it loaded
+    expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× | 400 MiB (80 MiB) | 500 MiB (100 MiB) | 3 |');
     expect(block).toContain('| m | q4 (Q4_0) | **yes** | yes (24 steps) | 2.0e-5 | 3e-1 | 5/5 |');
     // format rows: measured, GQA against the Optimum row of the same dtype (50 / 25 decode), refused with the reason
     expect(block).toContain('| m | optimum | wasm | q4 | 2 MiB | 200.0 tok/s | 25.00 tok/s | 1.50 s (Q=4, S=64) | 1.2e-2 | yes | 512 MiB | 384 MiB | 3.00× | 64 MiB |  |');
