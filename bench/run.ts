@@ -23,7 +23,7 @@ import { generateModels } from '../scripts/models/generate-models.ts';
 import { browserVersion, commitId, machineDescription } from './lib/machine.ts';
 import { makePlan, SMOL, TINYSTORIES, type TargetPlan } from './lib/plan.ts';
 import { loadAverage, ProcessSampler } from './lib/procs.ts';
-import { renderChart, renderResults, updateDocument } from './lib/report.ts';
+import { mib, renderChart, renderResults, updateDocument } from './lib/report.ts';
 import {
   type BenchResult,
   type ChatResult,
@@ -355,14 +355,13 @@ function evaluateTargets({ decisions, chat, peers, peer_details, prefix_cache: p
     }
   }
   // Memory: serving on wasm within twice the model's bytes, and within wllama's peak on the same weights.
-  const mb = (x: number) => `${(x / 2 ** 20).toFixed(0)} MiB`;
   for (const f of formats ?? []) {
     if (f.device !== 'wasm' || f.serving_peak_rss_bytes === null || !f.model_bytes) continue;
     atLeast(
       `memory ${f.model} ${f.dtype}: serving peak renderer RSS ≤ 2× the model's bytes (value: 2 × bytes ÷ peak)`,
       (2 * f.model_bytes) / f.serving_peak_rss_bytes,
       1,
-      `${mb(f.serving_peak_rss_bytes)} serving for ${mb(f.model_bytes)} of model (${(f.serving_peak_rss_bytes / f.model_bytes).toFixed(2)}×)`,
+      `${mib(f.serving_peak_rss_bytes)} serving for ${mib(f.model_bytes)} of model (${(f.serving_peak_rss_bytes / f.model_bytes).toFixed(2)}×)`,
     );
   }
   for (const d of peer_details) {
@@ -373,7 +372,7 @@ function evaluateTargets({ decisions, chat, peers, peer_details, prefix_cache: p
       `memory ${d.model} ${d.dtype}, ${d.threads} thread${d.threads > 1 ? 's' : ''}: serving peak renderer RSS ≤ wllama's (value: wllama ÷ engine)`,
       w / e,
       1,
-      `engine ${mb(e)} (file ${mb(d.memory!.engine.model_bytes)}), wllama ${mb(w)} (file ${mb(d.memory!.wllama.model_bytes)})`,
+      `engine ${mib(e)} (file ${mib(d.memory!.engine.model_bytes)}), wllama ${mib(w)} (file ${mib(d.memory!.wllama.model_bytes)})`,
     );
   }
   return out;

@@ -19,3 +19,12 @@ export function modelBytes(roots: readonly string[], model: string, dtype: Dtype
   }
   throw new Error(`modelBytes: no onnx/${file} for ${model} under ${roots.join(', ')}`);
 }
+
+/** The size of `<model>/<path>` (a GGUF, say) in the first root that holds it. */
+export function fileBytes(roots: readonly string[], model: string, path: string): number {
+  for (const root of roots) {
+    const file = join(root, model, path);
+    if (existsSync(file)) return statSync(file).size;
+  }
+  throw new Error(`fileBytes: no ${path} for ${model} under ${roots.join(', ')}`);
+}

@@ -19,7 +19,8 @@ export function updateDocument(existing: string | null, block: string): string {
 }
 
 const ms = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`);
-const mib = (x: number | null) => (x === null || x === undefined ? '—' : `${(x / 2 ** 20).toFixed(0)} MiB`);
+/** Bytes as whole MiB (`—` for none): the bench's one way of writing a memory figure. */
+export const mib = (x: number | null) => (x === null || x === undefined ? '—' : `${(x / 2 ** 20).toFixed(0)} MiB`);
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(d));
 
 function table(head: string[], rows: (string | number)[][]): string {

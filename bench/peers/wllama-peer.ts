@@ -23,10 +23,9 @@
  * `dtype` (fp32, q4, q8): the engine's ONNX file of that dtype against the GGUF of the same weights
  * (F32, Q4_0, Q8_0: scripts/models/gguf-quant.ts), both at `threads`.
  */
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { modelBytes } from '../lib/model-bytes.ts';
+import { fileBytes, modelBytes } from '../lib/model-bytes.ts';
+import { mib } from '../lib/report.ts';
 import { grownRenderer, peakRss, rendererRss, resetPeakRss } from '../lib/procs.ts';
 import { type PeersSession, openPeersPage } from './browser.ts';
 import { type PeerDtype, type PeerModel, ggufFile, ggufUrl, peerModel } from './models.ts';
@@ -239,9 +238,9 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
         ? null
         : {
             engine: { model_bytes: modelBytes(MODEL_ROOTS, m.name, dtype), load_peak_rss_bytes: loadPeak.engine, serving_peak_rss_bytes: servingPeak(enginePid) },
-            wllama: { model_bytes: ggufBytes(m, dtype), load_peak_rss_bytes: loadPeak.wllama, serving_peak_rss_bytes: servingPeak(wllamaPid) },
+            wllama: { model_bytes: fileBytes(MODEL_ROOTS, m.name, ggufFile(m, dtype)), load_peak_rss_bytes: loadPeak.wllama, serving_peak_rss_bytes: servingPeak(wllamaPid) },
           };
-    if (memory) log(`    peak RSS (MiB) engine load ${mibs(memory.engine.load_peak_rss_bytes)}, serving ${mibs(memory.engine.serving_peak_rss_bytes)}; wllama load ${mibs(memory.wllama.load_peak_rss_bytes)}, serving ${mibs(memory.wllama.serving_peak_rss_bytes)}`);
+    if (memory) log(`    peak RSS: engine load ${mib(memory.engine.load_peak_rss_bytes)}, serving ${mib(memory.engine.serving_peak_rss_bytes)}; wllama load ${mib(memory.wllama.load_peak_rss_bytes)}, serving ${mib(memory.wllama.serving_peak_rss_bytes)}`);
     const row: PeerRow = {
       peer: 'wllama',
       model: m.name,
@@ -284,20 +283,6 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
   } finally {
     for (const page of pages) await page.close().catch(() => {});
   }
-}
-
-const mibs = (bytes: number | null) => (bytes === null ? '—' : (bytes / 2 ** 20).toFixed(0));
-
-/** The GGUF's size, from the first model root that holds it. */
-function ggufBytes(m: PeerModel, dtype: PeerDtype): number {
-  for (const root of MODEL_ROOTS) {
-    try {
-      return statSync(join(root, m.name, ggufFile(m, dtype))).size;
-    } catch {
-      // not under this root
-    }
-  }
-  throw new Error(`no ${ggufFile(m, dtype)} for ${m.name} under ${MODEL_ROOTS.join(', ')}`);
 }
 
 export interface RunPeersOptions extends PeerOptions {

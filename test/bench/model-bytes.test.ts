@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { modelBytes } from '../../bench/lib/model-bytes.ts';
+import { fileBytes, modelBytes } from '../../bench/lib/model-bytes.ts';
 import { generateModels } from '../../scripts/models/generate-models.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 
@@ -23,5 +23,10 @@ describe('model_bytes of the memory rows', () => {
   it('looks in each root in turn and names what it could not find', () => {
     expect(modelBytes(['/nonexistent', GENERATED], TINY, 'q8')).toBe(size('model_quantized.onnx'));
     expect(() => modelBytes([GENERATED], 'no-such-model', 'fp32')).toThrow(/no onnx\/model\.onnx for no-such-model/);
+  });
+
+  it('gives the size of one file (the peer GGUF) from the first root that holds it', () => {
+    expect(fileBytes(['/nonexistent', GENERATED], TINY, 'onnx/model_q4.onnx')).toBe(size('model_q4.onnx'));
+    expect(() => fileBytes([GENERATED], TINY, 'gguf/none.gguf')).toThrow(/no gguf\/none\.gguf for/);
   });
 });
