@@ -5,7 +5,7 @@
  * engine's fetch (model-fetch.ts) fetches it again; it is never served. Where the host states the file's SHA-256
  * (the hub's `X-Linked-ETag` for large files), a download that does not match is refused.
  */
-import { bufferBody } from './one-buffer-body.ts';
+import { bufferBody, VIEW_BYTES } from './one-buffer-body.ts';
 import { releaseBuffer } from './release-buffer.ts';
 
 export const MODEL_CACHE = 'transformers-cache';
@@ -30,6 +30,16 @@ export class IntegrityCache {
   constructor(private readonly name: string = MODEL_CACHE) {}
 
   async match(key: string): Promise<Response | undefined> {
+    const hit = await this.read(key);
+    // Handed out as views over its buffer, released once read (one-buffer-body.ts): no second copy, no garbage.
+    return hit && new Response(bufferBody(hit.bytes), { status: 200, headers: hit.headers });
+  }
+
+  /**
+   * The stored file under `key`, checked, in one buffer (the caller's: it releases it), with its
+   * headers; undefined when there is none or it was damaged (then it is dropped).
+   */
+  async read(key: string): Promise<{ bytes: ArrayBuffer; headers: Headers } | undefined> {
     const cache = await caches.open(this.name);
     const hit = await cache.match(key);
     if (!hit) return undefined;
@@ -44,12 +54,12 @@ export class IntegrityCache {
       else if ((await sha256(body)) !== sha) problem = 'hash';
     }
     if (problem || !body) {
+      if (body) releaseBuffer(body);
       await cache.delete(key);
       this.dropped.push({ key, problem: problem ?? 'unverified' });
       return undefined;
     }
-    // Handed out as views over `body`, released once read (one-buffer-body.ts): no second copy, no garbage.
-    return new Response(bufferBody(body), { status: 200, headers: hit.headers });
+    return { bytes: body, headers: hit.headers };
   }
 
   /** The stored entry's headers (its size among them), without reading or checking its body; undefined when there is none. */
@@ -61,29 +71,25 @@ export class IntegrityCache {
   }
 
   /**
-   * Stores a downloaded file under `key` with its size and SHA-256, and releases `body` (it is
-   * the caller's no more). A body whose hash does not match the one its host states (`headers`)
-   * is refused: nothing is stored, and the refusal is recorded and thrown.
+   * Stores a downloaded file under `key` with its size and SHA-256. `body` stays the caller's
+   * (model-fetch.ts releases it, or hands it on). A body whose hash does not match the one its host
+   * states (`headers`) is refused: nothing is stored, and the refusal is recorded and thrown.
    */
   async store(key: string, body: ArrayBuffer, headers: Headers): Promise<void> {
-    try {
-      const sha = await sha256(body);
-      const stated = statedSha256(headers);
-      if (stated && stated !== sha) {
-        this.refused.push({ key, sha256: sha, stated });
-        throw new Error(`The download of ${key} is corrupt: its SHA-256 is ${sha}, the host states ${stated}.`);
-      }
-      const stored = new Headers(headers);
-      stored.set(SIZE, String(body.byteLength));
-      stored.set(SHA, sha);
-      stored.set('content-length', String(body.byteLength));
-      stored.delete('content-encoding');
-      const cache = await caches.open(this.name);
-      // Handed to the cache as views over `body`, which is released once they are written.
-      await cache.put(key, new Response(bufferBody(body), { status: 200, headers: stored }));
-    } finally {
-      releaseBuffer(body);
+    const sha = await sha256(body);
+    const stated = statedSha256(headers);
+    if (stated && stated !== sha) {
+      this.refused.push({ key, sha256: sha, stated });
+      throw new Error(`The download of ${key} is corrupt: its SHA-256 is ${sha}, the host states ${stated}.`);
     }
+    const stored = new Headers(headers);
+    stored.set(SIZE, String(body.byteLength));
+    stored.set(SHA, sha);
+    stored.set('content-length', String(body.byteLength));
+    stored.delete('content-encoding');
+    const cache = await caches.open(this.name);
+    // Handed to the cache as views over `body` (no copy); `body` itself is left whole.
+    await cache.put(key, new Response(bufferBody(body, VIEW_BYTES, false), { status: 200, headers: stored }));
   }
 
   async delete(key: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import type { DtypeChoice, DeviceChoice, LoadEvent } from '../protocol/engine-ap
 import { DEVICE_CANNOT_RUN, deviceClass, DTYPE_PREFERENCE, dtypePreference } from './dtype-preference.ts';
 import { LanguageModel, type Device, type Dtype } from './language-model.ts';
 import { classifyLoadError } from './load-failure.ts';
+import { ModelHandoff } from './model-handoff.ts';
 import { withSessionRewrites } from './session-rewrites.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
@@ -156,8 +157,12 @@ export async function loadLanguageModel(
   onEvent: (e: LoadEvent) => void,
   context: LoadContext = {},
 ): Promise<LanguageModel> {
+  const base = modelBase(model);
+  // In the browser, the graph and its external data go from the engine's fetch straight to
+  // onnxruntime (model-handoff.ts); their download progress comes from that fetch.
+  const handoff = device === 'cpu' ? null : new ModelHandoff((url, loaded, total) => onEvent({ type: 'file', file: fileOf(url, base), loaded, total }));
   const progress_callback = (info: ProgressInfo) => {
-    if (info.status === 'progress') onEvent({ type: 'file', file: info.file, loaded: info.loaded, total: info.total });
+    if (info.status === 'progress' && !handoff?.handled(`${base}${info.file}`)) onEvent({ type: 'file', file: info.file, loaded: info.loaded, total: info.total });
     else if (info.status === 'done') onEvent({ type: 'file-done', file: info.file });
   };
   let lm: LanguageModel | null = null;
@@ -165,7 +170,7 @@ export async function loadLanguageModel(
     const tokenizer = await AutoTokenizer.from_pretrained(model, { progress_callback });
     const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
     // In the browser: each weight copied into wasm memory once, logits computed for the rows read only (session-rewrites.ts).
-    const loaded = device === 'cpu' ? await fromPretrained() : (await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained)).value;
+    const loaded = handoff ? (await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff)).value : await fromPretrained();
     lm = new LanguageModel(model, loaded, tokenizer, device, dtype);
     await probe(lm);
     if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);
@@ -182,6 +187,12 @@ export async function loadLanguageModel(
     // The true cause (host unreachable, CORS, a missing file, …): load-failure.ts.
     throw await classifyLoadError(e, { model, base: modelBase(model), dtype, device });
   }
+}
+
+/** A model file's name in its folder (`onnx/model.onnx`), as transformers.js names it, from its URL. */
+function fileOf(url: string, base: string): string {
+  const path = url.replace(/[?#].*$/, '');
+  return path.startsWith(base) ? path.slice(base.length) : path.slice(path.lastIndexOf('/') + 1);
 }
 
 /** The URL (or local folder) transformers.js reads the model's files from. */

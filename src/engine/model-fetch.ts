@@ -1,5 +1,7 @@
 import type { IntegrityCache } from './integrity-cache.ts';
+import { currentHandoff, ModelHandoff } from './model-handoff.ts';
 import { oneBufferBody } from './one-buffer-body.ts';
+import { releaseBuffer } from './release-buffer.ts';
 
 /** The shape of transformers.js' `env.fetch`. */
 type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
@@ -13,14 +15,17 @@ type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
  * - otherwise from the network, the body read into one buffer (one-buffer-body.ts), which is then
  *   hashed, stored and released; a download whose hash does not match the one its host states
  *   fails the read, and nothing is stored;
- * - a Range request (transformers.js' size check) answered from the stored entry's headers.
+ * - a Range request (transformers.js' size check) answered from the stored entry's headers;
+ * - during a load that hands model files to onnxruntime directly (model-handoff.ts), a graph or its
+ *   external data is read whole (from the cache or the network, reporting progress to the handoff)
+ *   and deposited, and the body transformers.js reads is only the ticket that names it.
  *
  * So a model file exists in JavaScript once, in one buffer, and never as chunks or as copies
  * left to the garbage collector (transformers.js' own caching made two: a copy in a `Response` it
  * stores and the stream's chunks — measured, 520 MiB of a 135M model stayed in the renderer for
  * as long as it was watched). Without a cache, responses only get one-buffer bodies.
  */
-export function modelFetch(network: Fetch, cache: IntegrityCache | null): Fetch {
+export function modelFetch(network: Fetch, cache: IntegrityCache | null, handoffs: () => ModelHandoff | null = currentHandoff): Fetch {
   return async (input, init) => {
     const url = typeof input === 'string' ? input : input.href;
     const method = (init?.method ?? 'GET').toUpperCase();
@@ -29,13 +34,52 @@ export function modelFetch(network: Fetch, cache: IntegrityCache | null): Fetch 
       const headers = await cache.head(url);
       return headers ? new Response(null, { status: 200, headers }) : network(input, init);
     }
-    const hit = await cache?.match(url);
-    if (hit) return hit;
+    const handoff = ModelHandoff.carries(url) ? handoffs() : null;
+    if (handoff) {
+      const hit = await cache?.read(url);
+      if (hit) {
+        handoff.progress(url, hit.bytes.byteLength, hit.bytes.byteLength);
+        return new Response(handoff.deposit(url, hit.bytes), { status: 200, headers: hit.headers });
+      }
+    } else {
+      const hit = await cache?.match(url);
+      if (hit) return hit;
+    }
     const response = await network(input, init);
     if (response.status !== 200 || !response.body) return response;
     const size = Number(response.headers.get('content-length'));
-    const store = cache ? (bytes: ArrayBuffer) => cache.store(url, bytes, response.headers) : undefined;
-    const body = oneBufferBody(response.body, Number.isSafeInteger(size) && size > 0 ? size : 0, store);
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const announced = Number.isSafeInteger(size) && size > 0 ? size : 0;
+    let ticket: Uint8Array<ArrayBuffer> | null = null;
+    const onEnd = async (bytes: ArrayBuffer) => {
+      try {
+        await cache?.store(url, bytes, response.headers);
+      } catch (e) {
+        releaseBuffer(bytes);
+        throw e;
+      }
+      if (handoff) ticket = handoff.deposit(url, bytes);
+      else releaseBuffer(bytes);
+    };
+    const body = oneBufferBody(response.body, announced, onEnd);
+    if (!handoff) return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const reader = body.getReader();
+    const handed = new ReadableStream<Uint8Array>(
+      {
+        // The whole download happens at the first read, reported as it arrives; then the ticket is the body.
+        async pull(controller) {
+          let loaded = 0;
+          for (let r = await reader.read(); !r.done; r = await reader.read()) {
+            loaded += r.value.byteLength;
+            handoff.progress(url, loaded, Math.max(announced, loaded));
+          }
+          controller.enqueue(ticket!);
+          controller.close();
+        },
+        cancel: (reason) => reader.cancel(reason),
+      },
+      { highWaterMark: 0 },
+    );
+    // The file's own length is announced: transformers.js allocates that much and writes only the ticket into it.
+    return new Response(handed, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

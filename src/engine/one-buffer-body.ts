@@ -17,9 +17,10 @@ export const VIEW_BYTES = 1 << 20;
 
 /**
  * A stream of views over `buffer`, each `VIEW_BYTES` long (the last shorter), that releases the
- * buffer once the reader has read past the last view, or cancels.
+ * buffer once the reader has read past the last view, or cancels (unless `release` is false: the
+ * buffer is then still the caller's).
  */
-export function bufferBody(buffer: ArrayBuffer, viewBytes = VIEW_BYTES): ReadableStream<Uint8Array> {
+export function bufferBody(buffer: ArrayBuffer, viewBytes = VIEW_BYTES, release = true): ReadableStream<Uint8Array> {
   let at = 0;
   return new ReadableStream<Uint8Array>(
     {
@@ -27,7 +28,7 @@ export function bufferBody(buffer: ArrayBuffer, viewBytes = VIEW_BYTES): Readabl
         // Pulled only when the reader asks (high-water mark 0): the previous view has been taken.
         if (at >= buffer.byteLength) {
           controller.close();
-          releaseBuffer(buffer);
+          if (release) releaseBuffer(buffer);
           return;
         }
         const length = Math.min(viewBytes, buffer.byteLength - at);
@@ -35,7 +36,7 @@ export function bufferBody(buffer: ArrayBuffer, viewBytes = VIEW_BYTES): Readabl
         at += length;
       },
       cancel() {
-        releaseBuffer(buffer);
+        if (release) releaseBuffer(buffer);
       },
     },
     { highWaterMark: 0 },

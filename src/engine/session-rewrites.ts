@@ -1,5 +1,7 @@
+import { CollectionWitness, promptCollection } from './collection-prompt.ts';
 import { externalizeWeights } from './externalize-weights.ts';
 import { keepLogitsRows } from './logits-to-keep.ts';
+import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
 
 /**
@@ -43,18 +45,27 @@ const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
  * the bytes it was made from are released (release-buffer.ts). A model given any other way (a URL,
  * an offset into a buffer) is left to onnxruntime.
  */
-export async function withSessionRewrites<T>(factory: SessionFactory, load: () => Promise<T>): Promise<{ value: T; report: SessionRewriteReport }> {
+export async function withSessionRewrites<T>(
+  factory: SessionFactory,
+  load: () => Promise<T>,
+  handoff: ModelHandoff | null = null,
+): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
   const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, released: 0 };
+  /** The bytes a buffer transformers.js read stands for: the deposited file its ticket names, or itself. */
+  const resolve = <D>(data: D): D => ((data instanceof Uint8Array && handoff?.claim(data)) || data) as D;
   factory.create = function (this: unknown, ...args: unknown[]) {
-    const [model, options] = args as [unknown, SessionOptions | undefined];
-    if (!(model instanceof Uint8Array) || args.length > 2) return original.apply(this, args);
+    const [read, options] = args as [unknown, SessionOptions | undefined];
+    if (!(read instanceof Uint8Array) || args.length > 2) return original.apply(this, args);
+    // What transformers.js read may be a ticket: the bytes are then the file the fetch deposited (model-handoff.ts).
+    const readData = (options?.externalData ?? []).map((file) => (isFile(file) ? file.data : null));
+    const model = resolve(read);
+    const given = (options?.externalData ?? []).map((file) => (isFile(file) ? { ...file, data: resolve(file.data) } : file));
     const rewritten = externalizeWeights(model, INLINE_WEIGHTS);
     if (rewritten) {
       report.sessions++;
       report.bytes += rewritten.movedBytes;
     }
-    const given = options?.externalData ?? [];
     const externalData = rewritten ? [...given, { path: INLINE_WEIGHTS, data: model }] : given;
     let graph = rewritten ? rewritten.graph : model;
     const kept = graph.byteLength <= MAX_GRAPH_REWRITE_BYTES ? keepLogitsRows(graph) : null;
@@ -62,21 +73,28 @@ export async function withSessionRewrites<T>(factory: SessionFactory, load: () =
       report.logitsToKeep++;
       graph = kept;
     }
-    const created = original.call(this, graph, rewritten ? { ...options, externalData } : options);
+    const created = original.call(this, graph, options?.externalData || rewritten ? { ...options, externalData } : options);
     return created.then((session) => {
       // The session holds its own copy of every weight now: the files' bytes can go.
-      report.released += releaseView(model);
-      for (const file of externalData) {
-        const data = (file as { data?: unknown } | null)?.data;
-        if (data instanceof Uint8Array) report.released += releaseView(data);
-      }
+      const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);
+      for (const data of files) if (data instanceof Uint8Array) report.released += handoff?.release(data) || releaseView(data);
+      // And the buffers transformers.js read tickets into (mostly never-touched pages): not counted.
+      for (const data of [read, ...readData]) if (data instanceof Uint8Array && !files.has(data)) releaseView(data);
       return session;
     });
   };
+  // Released buffers that a browser API has seen go at the next collection only (collection-prompt.ts).
+  const witness = new CollectionWitness();
   try {
-    return { value: await load(), report };
+    const value = await (handoff ? withHandoff(handoff, load) : load());
+    if (report.released > 0 && ('WorkerGlobalScope' in globalThis || 'document' in globalThis)) await promptCollection(witness);
+    return { value, report };
   } finally {
     factory.create = original;
   }
+}
+
+function isFile(file: unknown): file is { path: string; data: unknown } {
+  return typeof file === 'object' && file !== null && 'data' in file;
 }
 

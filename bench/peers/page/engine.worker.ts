@@ -17,6 +17,7 @@ import { withResidentOutputs } from '../../../src/engine/resident-outputs.ts';
 import { LanguageModel } from '../../../src/engine/language-model.ts';
 import { logSoftmax } from '../../../src/engine/log-softmax.ts';
 import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
+import { ModelHandoff } from '../../../src/engine/model-handoff.ts';
 import { withSessionRewrites } from '../../../src/engine/session-rewrites.ts';
 import { argmax, sampleToken } from '../../../src/engine/sampler.ts';
 import { seededRandom } from '../../../src/engine/seeded-random.ts';
@@ -130,8 +131,8 @@ const api = {
         ...(opts.modelFileName ? { model_file_name: opts.modelFileName } : {}),
         ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}),
       } as never);
-    // the product's load (load-model.ts): each weight copied into wasm memory once, the file's bytes released
-    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained);
+    // the product's load (load-model.ts): the file handed from the fetch to onnxruntime, each weight copied into wasm memory once, the file's bytes released
+    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff());
     lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
     return {
       ms: performance.now() - t0,

@@ -1,0 +1,113 @@
+import { releaseBuffer } from './release-buffer.ts';
+
+/**
+ * Model files handed from the engine's fetch (model-fetch.ts) straight to onnxruntime's
+ * `InferenceSession.create` (session-rewrites.ts), past transformers.js.
+ *
+ * transformers.js reads a model file's body into a buffer of its own, the size the response
+ * announces, and hands that buffer to `InferenceSession.create`. Read from the engine's one buffer,
+ * that is a second whole copy of the file, resident through the session's creation, when
+ * onnxruntime adds the weights' tensors on top: the loading peak held the file three times
+ * (docs/memory.md). Instead, the fetch keeps the file's one buffer here and gives transformers.js a
+ * body that is only a ticket naming it. transformers.js' buffer is then the ticket followed by
+ * pages it never writes (never resident), and the session rewrite, seeing the ticket, creates the
+ * session from the deposited bytes.
+ *
+ * Download progress is reported by the fetch, as the bytes arrive (`onProgress`): transformers.js
+ * sees only the ticket arrive.
+ */
+export class ModelHandoff {
+  private readonly deposited = new Map<string, { url: string; bytes: Uint8Array }>();
+  private readonly urls = new Set<string>();
+  private readonly prefix = `${TICKET_MAGIC}${randomToken()}:`;
+  private next = 0;
+
+  constructor(private readonly onProgress: (url: string, loaded: number, total: number) => void = () => {}) {}
+
+  /** Whether a file at `url` is one transformers.js hands to `InferenceSession.create`: a graph or its external data. */
+  static carries(url: string): boolean {
+    const path = url.replace(/[?#].*$/, '');
+    return /\.onnx(?:_data(?:_\d+)?|\.data)?$/.test(path);
+  }
+
+  /** Whether the fetch handed off the file at `url` (its progress then comes from the fetch, not transformers.js). */
+  handled(url: string): boolean {
+    return this.urls.has(url);
+  }
+
+  /** Download progress of a file being handed off. */
+  progress(url: string, loaded: number, total: number): void {
+    this.urls.add(url);
+    this.onProgress(url, loaded, total);
+  }
+
+  /** Keeps `buffer` (the whole file at `url`; the handoff owns it now) and returns the ticket that names it. */
+  deposit(url: string, buffer: ArrayBuffer): Uint8Array<ArrayBuffer> {
+    this.urls.add(url);
+    const ticket = `${this.prefix}${this.next++}`;
+    this.deposited.set(ticket, { url, bytes: new Uint8Array(buffer) });
+    return ENCODER.encode(ticket);
+  }
+
+  /**
+   * The deposited bytes that `bytes` names, when it begins with one of this handoff's tickets (a
+   * buffer transformers.js read a ticket into); otherwise null. They stay deposited until released.
+   */
+  claim(bytes: Uint8Array): Uint8Array | null {
+    if (bytes.byteLength < this.prefix.length || !startsWith(bytes, this.prefix)) return null;
+    const end = bytes.indexOf(0, this.prefix.length);
+    const ticket = DECODER.decode(bytes.subarray(0, end < 0 ? Math.min(bytes.byteLength, this.prefix.length + 16) : end));
+    return this.deposited.get(ticket)?.bytes ?? null;
+  }
+
+  /** Releases the deposited `bytes` (their session exists, or the load is over). Returns the bytes released. */
+  release(bytes: Uint8Array): number {
+    for (const [ticket, file] of this.deposited) {
+      if (file.bytes !== bytes) continue;
+      this.deposited.delete(ticket);
+      return releaseBuffer(bytes.buffer);
+    }
+    return 0;
+  }
+
+  /** Releases everything still deposited (files read but never given to a session). Returns the bytes released. */
+  releaseAll(): number {
+    let released = 0;
+    for (const file of [...this.deposited.values()]) released += this.release(file.bytes);
+    return released;
+  }
+}
+
+/** What every ticket begins with. Not the start of any ONNX file: a model proto begins with a field tag byte. */
+export const TICKET_MAGIC = 'jev-model-handoff:';
+
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
+
+function startsWith(bytes: Uint8Array, text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (bytes[i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+function randomToken(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+let current: ModelHandoff | null = null;
+
+/** The handoff of the load in progress (session-rewrites.ts opens it), or null: files are then read as they are. */
+export function currentHandoff(): ModelHandoff | null {
+  return current;
+}
+
+/** Runs `load` with `handoff` current, releasing whatever it still holds when `load` settles. */
+export async function withHandoff<T>(handoff: ModelHandoff, load: () => Promise<T>): Promise<T> {
+  const before = current;
+  current = handoff;
+  try {
+    return await load();
+  } finally {
+    current = before;
+    handoff.releaseAll();
+  }
+}

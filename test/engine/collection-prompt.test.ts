@@ -1,0 +1,77 @@
+/**
+ * The collection prompt (src/engine/collection-prompt.ts): allocating and dropping buffers that
+ * are never written makes V8 collect garbage, which nothing else in an idle worker does. An object
+ * reachable only through a WeakRef is the witness: it is gone after the prompt, and (the control,
+ * so that the test can fail) still there after as many turns of the event loop without it.
+ */
+import { describe, expect, it } from 'vitest';
+import { CollectionWitness, promptCollection } from '../../src/engine/collection-prompt.ts';
+
+const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Whether an object nobody holds is still there after `wait`, in each of `tries` tries. */
+async function survives(wait: () => Promise<void>, tries = 5): Promise<boolean[]> {
+  const kept: boolean[] = [];
+  for (let i = 0; i < tries; i++) {
+    const ref = ((): WeakRef<object> => new WeakRef({ rows: new Array(1000).fill(i) }))();
+    await turn(); // a WeakRef's target is kept until the end of the job that made it
+    await wait();
+    kept.push(ref.deref() !== undefined);
+  }
+  return kept;
+}
+
+describe('promptCollection', () => {
+  it('collects what nobody holds; without it, the same turns of the event loop do not', async () => {
+    expect(await survives(async () => void (await promptCollection()))).toEqual([false, false, false, false, false]);
+    const control = await survives(async () => {
+      for (let k = 0; k < 8; k++) await turn();
+    });
+    expect(control.some((kept) => kept)).toBe(true);
+  });
+
+  it('with a witness made before the garbage (and as old as it), stops once a collection has taken it, and says so', async () => {
+    const witness = new CollectionWitness();
+    // The load's collections: the witness's object lives through them, held, and grows old.
+    await promptCollection();
+    await promptCollection();
+    expect(witness.collected).toBe(false);
+    let claimed = 0;
+    const real = globalThis.ArrayBuffer;
+    globalThis.ArrayBuffer = new Proxy(real, {
+      construct(target, args) {
+        claimed++;
+        return Reflect.construct(target, args);
+      },
+    });
+    let gone: boolean;
+    try {
+      gone = await promptCollection(witness, 64 * 2 ** 30, 128 << 20);
+    } finally {
+      globalThis.ArrayBuffer = real;
+    }
+    expect(gone).toBe(true);
+    expect(witness.collected).toBe(true);
+    // Far fewer than the 512 steps the budget allows.
+    expect(claimed).toBeGreaterThan(0);
+    expect(claimed).toBeLessThan(64);
+  });
+
+  it('stops, without throwing, at an allocation that fails (a page short of address space)', async () => {
+    const real = globalThis.ArrayBuffer;
+    let made = 0;
+    // The third allocation fails.
+    globalThis.ArrayBuffer = new Proxy(real, {
+      construct(target, args) {
+        if (++made === 3) throw new RangeError('Array buffer allocation failed');
+        return Reflect.construct(target, args);
+      },
+    });
+    try {
+      await promptCollection(null, 2 ** 30, 64 << 20);
+    } finally {
+      globalThis.ArrayBuffer = real;
+    }
+    expect(made).toBe(3);
+  });
+});
