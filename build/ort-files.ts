@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'vite';
+import { ORT_FILE_NAMES } from '../src/engine/ort-build.ts';
 
-const FILES = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'];
+// Every build the engine may choose (src/engine/ort-build.ts): the browser picks one at run time.
+const FILES = ORT_FILE_NAMES;
 
 /**
  * Self-hosts onnxruntime-web's runtime files under `ort/`, so that nothing is fetched from a

@@ -82,6 +82,11 @@ test('a whole session sends requests only to the origin and the model host', asy
   expect([...origins].filter((o) => o !== page_ && o !== MIRROR && o !== 'null')).toEqual([]);
   expect(seen.some((u) => u.startsWith(MIRROR))).toBe(true);
   expect(seen.some((u) => u.includes('/ort/ort-wasm'))).toBe(true);
+  // onnxruntime-web's JSPI build where this browser has JSPI, else asyncify; the other is never fetched, not even by the precache.
+  const jspi = await page.evaluate(() => typeof (WebAssembly as { Suspending?: unknown }).Suspending === 'function');
+  const [used, other] = jspi ? ['jspi', 'asyncify'] : ['asyncify', 'jspi'];
+  expect(seen.some((u) => u.includes(`/ort/ort-wasm-simd-threaded.${used}.wasm`))).toBe(true);
+  expect(seen.filter((u) => u.includes(`/ort/ort-wasm-simd-threaded.${other}.`))).toEqual([]);
 });
 
 test('a corrupted cached model file is detected and fetched again on the next load', async ({ page }) => {

@@ -5,12 +5,14 @@ import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { withIsolationHeaders } from '../src/http/isolation.ts';
+import { isOtherBuildFile } from '../src/engine/ort-build.ts';
 import { installServiceWorkerRelay } from '../src/http/sw-relay.ts';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
 
 installServiceWorkerRelay(self);
-precacheAndRoute(self.__WB_MANIFEST);
+// Of onnxruntime-web's builds, only the one this browser runs (ort-build.ts): the other is never fetched.
+precacheAndRoute(self.__WB_MANIFEST.filter((entry) => !isOtherBuildFile(typeof entry === 'string' ? entry : entry.url)));
 cleanupOutdatedCaches();
 // The page takes its settings from the query (?model=…&host=…): every navigation gets the shell,
 // cross-origin isolated (wasm threads) also when it comes from the precache offline.

@@ -19,7 +19,7 @@
  *                whole per-step cost around the model.
  *  3. options    prefill and decode tok/s for each candidate against the baseline worker, measured
  *                alternately in the same page (A B B A …; medians and best runs, and their ratios):
- *                onnxruntime-web builds (asyncify — what the engine ships —, plain, jspi), session
+ *                onnxruntime-web builds (plain, jspi, asyncify; the baseline is the product's choice, jspi where the browser has JSPI), session
  *                options (graphOptimizationLevel, executionMode, memory arena/pattern, thread
  *                spinning), the last-position-logits graph, and whether preferredOutputLocation /
  *                enableGraphCapture are accepted on wasm at all.
@@ -181,6 +181,7 @@ try {
     { name: "dtype q8 (the engine's first choice on wasm; not the peer's weights)", opts: { dtype: 'q8' } },
     { name: 'ort build: plain (non-asyncify) wasm', opts: { ortBuild: 'plain' } },
     { name: 'ort build: jspi wasm', opts: { ortBuild: 'jspi' } },
+    { name: 'ort build: asyncify wasm (where JSPI is missing)', opts: { ortBuild: 'asyncify' } },
     { name: 'graph: logits of the last position only', opts: { model: variants.lastlogits } },
     { name: 'graphOptimizationLevel: disabled', opts: { sessionOptions: { graphOptimizationLevel: 'disabled' } } },
     { name: 'graphOptimizationLevel: basic', opts: { sessionOptions: { graphOptimizationLevel: 'basic' } } },

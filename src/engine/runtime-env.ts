@@ -1,6 +1,7 @@
 import { env } from '@huggingface/transformers';
 import type { IntegrityCache } from './integrity-cache.ts';
 import { modelFetch } from './model-fetch.ts';
+import { ORT_BUILDS, ortBuild } from './ort-build.ts';
 
 /** transformers.js' own fetch, as it was when the engine was imported; the engine wraps it once per load. */
 const TRANSFORMERS_FETCH = env.fetch;
@@ -16,11 +17,6 @@ export interface RuntimeConfig {
   /** The model-file cache (browser): the Cache API with size and hash checks. */
   modelCache?: IntegrityCache | undefined;
 }
-
-export const ORT_FILES = {
-  mjs: 'ort-wasm-simd-threaded.asyncify.mjs',
-  wasm: 'ort-wasm-simd-threaded.asyncify.wasm',
-} as const;
 
 export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefined): void {
   env.allowRemoteModels = !config.localModelPath;
@@ -43,7 +39,8 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
       // Content-Security-Policy (script-src 'self') holds; offline, the service worker serves it.
       env.useWasmCache = false;
       const base = config.ortBase.endsWith('/') ? config.ortBase : `${config.ortBase}/`;
-      wasm.wasmPaths = { mjs: `${base}${ORT_FILES.mjs}`, wasm: `${base}${ORT_FILES.wasm}` };
+      const files = ORT_BUILDS[ortBuild()];
+      wasm.wasmPaths = { mjs: `${base}${files.mjs}`, wasm: `${base}${files.wasm}` };
     }
     wasm.numThreads = config.threads ?? defaultThreads();
   }

@@ -18,11 +18,12 @@ import { LanguageModel } from '../../../src/engine/language-model.ts';
 import { logSoftmax } from '../../../src/engine/log-softmax.ts';
 import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
 import { ModelHandoff } from '../../../src/engine/model-handoff.ts';
+import { ortBuild } from '../../../src/engine/ort-build.ts';
 import { withSessionRewrites } from '../../../src/engine/session-rewrites.ts';
 import { argmax, sampleToken } from '../../../src/engine/sampler.ts';
 import { seededRandom } from '../../../src/engine/seeded-random.ts';
 
-/** Which onnxruntime-web wasm build to load: the engine ships `asyncify` (ORT_FILES). */
+/** Which onnxruntime-web wasm build to load: by default the product's choice (src/engine/ort-build.ts: jspi where the browser has JSPI, else asyncify). */
 export type OrtBuild = 'asyncify' | 'plain' | 'jspi';
 
 export interface EngineLoadOptions {
@@ -113,7 +114,7 @@ const api = {
     if (opts.residentOutputs === false) Object.defineProperty(globalThis, '__ortResidentOutputs', { get: () => false, set: () => {}, configurable: true });
     const ortBase = new URL('/ort/', self.location.origin).href;
     applyRuntimeConfig({ ortBase, localModelPath: '/models/', threads: opts.threads }, undefined);
-    const suffix = ORT_SUFFIX[opts.ortBuild ?? 'asyncify'];
+    const suffix = ORT_SUFFIX[opts.ortBuild ?? ortBuild()];
     const wasm = env.backends.onnx.wasm!;
     wasm.wasmPaths = { mjs: `${ortBase}ort-wasm-simd-threaded${suffix}.mjs`, wasm: `${ortBase}ort-wasm-simd-threaded${suffix}.wasm` };
     env.useBrowserCache = false;

@@ -1,0 +1,52 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Browser } from '@playwright/test';
+import { DIST, MIRROR } from './support/env.ts';
+import { startStatic } from './support/static-server.ts';
+
+// onnxruntime-web's build (src/engine/ort-build.ts): JSPI where the browser has it, asyncify where
+// it does not. Chromium has JSPI and no switch turns it off, so the browser without it is made by
+// serving the built app with `delete WebAssembly.Suspending` at the top of the engine worker's script.
+
+const QUERY = `/?model=tiny-random-llama&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`;
+const QUESTIONS = {
+  sad: { type: 'noul', instructions: 'Is the dog sad?', criteria: { true: 'yes', false: 'no' } },
+  place: { type: 'choice', instructions: 'Where?', criteria: { park: 'A park', home: 'At home', 'the sea': null } },
+};
+
+async function decide(browser: Browser, withoutJspi: boolean) {
+  const site = await startStatic(DIST);
+  const worker = readdirSync(join(DIST, 'assets')).find((f) => /^engine\.worker-.*\.js$/.test(f));
+  expect(worker, 'the built engine worker').toBeTruthy();
+  if (withoutJspi) site.override(`/assets/${worker}`, (body) => `delete WebAssembly.Suspending;\n${body}`);
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const seen: string[] = [];
+  context.on('request', (r) => seen.push(r.url()));
+  try {
+    const page = await context.newPage();
+    await page.goto(`${site.url}${QUERY}`);
+    await page.evaluate(() => (window as any).jev.ready);
+    const decision = await page.evaluate(
+      (questions) => (window as any).jev.decisions.create({ model: 'jev', state: 'The little dog lost his ball in the park.', questions }),
+      QUESTIONS,
+    );
+    // onnxruntime's files, once each (its threads import the .mjs again).
+    const ort = [...new Set(seen.filter((u) => u.includes('/ort/')).map((u) => new URL(u).pathname.replace(/^.*\//, '')))];
+    return { decision, ort };
+  } finally {
+    await context.close();
+    await site.close();
+  }
+}
+
+test('without JSPI the engine runs the asyncify build, with it the JSPI build: the same answers', async ({ browser }) => {
+  const jspi = await decide(browser, false);
+  const asyncify = await decide(browser, true);
+  expect(jspi.ort.sort()).toEqual(['ort-wasm-simd-threaded.jspi.mjs', 'ort-wasm-simd-threaded.jspi.wasm']);
+  expect(asyncify.ort.sort()).toEqual(['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm']);
+  // One source, two ways of waiting on promises: the same numbers.
+  expect(Math.abs(jspi.decision.answers.sad.noul - asyncify.decision.answers.sad.noul)).toBeLessThan(1e-6);
+  for (const k of Object.keys(jspi.decision.answers.place.probabilities)) {
+    expect(Math.abs(jspi.decision.answers.place.probabilities[k] - asyncify.decision.answers.place.probabilities[k]), k).toBeLessThan(1e-6);
+  }
+});
