@@ -37,16 +37,16 @@ export class CollectionWitness {
 }
 
 /**
- * Claims (and drops) untouched buffers of `step` bytes, a turn apart, until `witness` has seen a
- * collection (without one, until 1 GiB has been claimed), then gives the collection one more turn
- * to finish. At most `bytes` are claimed in all; an allocation that fails ends it. Returns whether
- * the witness saw the collection.
+ * Claims (and drops) untouched buffers of `step` bytes, a turn apart: at least `least` bytes (1 GiB:
+ * several collections, so that one also finishes returning what an earlier one found, which a
+ * worker otherwise does lazily), and on until `witness` has seen a collection reach the load's
+ * garbage; then one more turn. At most `bytes` are claimed in all; an allocation that fails ends
+ * it. Returns whether the witness saw the collection.
  */
-export async function promptCollection(witness: CollectionWitness | null = null, bytes = 4 * 2 ** 30, step = 128 << 20): Promise<boolean> {
+export async function promptCollection(witness: CollectionWitness | null = null, bytes = 4 * 2 ** 30, step = 128 << 20, least = 2 ** 30): Promise<boolean> {
   witness?.arm();
-  const limit = witness ? bytes : Math.min(bytes, 2 ** 30);
   let claimed = 0;
-  while (claimed < limit && !witness?.collected) {
+  while (claimed < bytes && (claimed < least || (witness !== null && !witness.collected))) {
     try {
       claimed += new ArrayBuffer(step).byteLength;
     } catch {

@@ -30,7 +30,7 @@ describe('promptCollection', () => {
     expect(control.some((kept) => kept)).toBe(true);
   });
 
-  it('with a witness made before the garbage (and as old as it), stops once a collection has taken it, and says so', async () => {
+  it('with a witness made before the garbage (and as old as it), goes on until a collection has taken it, and says so', async () => {
     const witness = new CollectionWitness();
     // The load's collections: the witness's object lives through them, held, and grows old.
     await promptCollection();
@@ -46,7 +46,7 @@ describe('promptCollection', () => {
     });
     let gone: boolean;
     try {
-      gone = await promptCollection(witness, 64 * 2 ** 30, 128 << 20);
+      gone = await promptCollection(witness, 64 * 2 ** 30, 128 << 20, 0);
     } finally {
       globalThis.ArrayBuffer = real;
     }
@@ -55,6 +55,29 @@ describe('promptCollection', () => {
     // Far fewer than the 512 steps the budget allows.
     expect(claimed).toBeGreaterThan(0);
     expect(claimed).toBeLessThan(64);
+  });
+
+  it('claims at least `least` bytes, a witness or not (a collection also finishes returning what the one before found)', async () => {
+    const counted = async (run: () => Promise<unknown>) => {
+      const real = globalThis.ArrayBuffer;
+      let n = 0;
+      globalThis.ArrayBuffer = new Proxy(real, {
+        construct(target, args) {
+          n++;
+          return Reflect.construct(target, args);
+        },
+      });
+      try {
+        await run();
+      } finally {
+        globalThis.ArrayBuffer = real;
+      }
+      return n;
+    };
+    expect(await counted(() => promptCollection(null, 4 * 2 ** 30, 128 << 20))).toBe(8);
+    const witness = new CollectionWitness();
+    expect(await counted(() => promptCollection(witness, 4 * 2 ** 30, 128 << 20))).toBeGreaterThanOrEqual(8);
+    expect(witness.collected).toBe(true);
   });
 
   it('stops, without throwing, at an allocation that fails (a page short of address space)', async () => {

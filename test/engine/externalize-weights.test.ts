@@ -11,14 +11,14 @@
  *   puts the factory back.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
 import { TINY_RANDOM_LLAMA as SPEC } from '../../scripts/models/specs.ts';
 import { externalizeWeights, MIN_EXTERNAL_BYTES } from '../../src/engine/externalize-weights.ts';
 import { INLINE_WEIGHTS, withSessionRewrites } from '../../src/engine/session-rewrites.ts';
+import { loadOrtWeb, promptLogits, type OrtSession, type OrtWeb } from '../support/ort-web.ts';
 
 const ONNX = join(DEFAULT_MODELS_DIR, SPEC.name, 'onnx');
 /** The generated formats whose weights are inline (fp16 ships them as external data already). */
@@ -96,36 +96,14 @@ describe('externalizeWeights, against an independent ONNX decoder', () => {
 });
 
 describe('onnxruntime-web runs the rewritten graph exactly as the original', () => {
-  type Session = { inputNames: readonly string[]; run(feeds: Record<string, unknown>): Promise<Record<string, { data: Float32Array | Uint16Array; dispose(): void }>>; release(): Promise<void> };
-  type Ort = {
-    InferenceSession: { create(...args: unknown[]): Promise<Session> };
-    Tensor: new (type: string, data: unknown, dims: number[]) => unknown;
-    env: { wasm: { numThreads: number; wasmPaths: string } };
-  };
-  let ort: Ort;
+  let ort: OrtWeb;
 
   beforeAll(async () => {
-    ort = (await import('onnxruntime-web/webgpu')) as unknown as Ort;
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.wasmPaths = `${dirname(createRequire(import.meta.url).resolve('onnxruntime-web'))}/`;
+    ort = await loadOrtWeb();
   });
 
   /** The logits of a 5-token prompt from an empty cache. */
-  async function logits(session: Session, float16: boolean): Promise<number[]> {
-    const ids = [1, 17, 42, 7, 99];
-    const feeds: Record<string, unknown> = {};
-    for (const name of session.inputNames) {
-      if (name === 'input_ids') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]);
-      else if (name === 'attention_mask') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map(() => 1n)), [1, ids.length]);
-      else if (name === 'position_ids') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map((_, i) => BigInt(i))), [1, ids.length]);
-      else if (name === 'num_logits_to_keep') feeds[name] = new ort.Tensor('int64', BigInt64Array.from([0n]), []);
-      else feeds[name] = new ort.Tensor(float16 ? 'float16' : 'float32', float16 ? new Uint16Array(0) : new Float32Array(0), [1, SPEC.numKeyValueHeads, 0, SPEC.headDim]);
-    }
-    const out = await session.run(feeds);
-    const values = Array.from(out['logits']!.data);
-    for (const t of Object.values(out)) t.dispose();
-    return values;
-  }
+  const logits = (session: OrtSession, float16: boolean) => promptLogits(ort, session, [1, 17, 42, 7, 99], { kvHeads: SPEC.numKeyValueHeads, headDim: SPEC.headDim }, float16);
 
   for (const file of INLINE) {
     it(`${file}: bit for bit the same logits`, async () => {

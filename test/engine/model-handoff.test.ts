@@ -14,8 +14,7 @@
  *   is released once it exists; a failed load releases what was deposited.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 // transformers.js' reader of a model file's body (what `from_pretrained` calls with a progress callback).
 // @ts-expect-error transformers.js' sources ship without declarations
@@ -26,43 +25,25 @@ import type { IntegrityCache } from '../../src/engine/integrity-cache.ts';
 import { currentHandoff, ModelHandoff, TICKET_MAGIC, withHandoff } from '../../src/engine/model-handoff.ts';
 import { modelFetch } from '../../src/engine/model-fetch.ts';
 import { withSessionRewrites } from '../../src/engine/session-rewrites.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { byteSource, pattern } from '../support/byte-source.ts';
+import { loadOrtWeb, promptLogits, type OrtSession, type OrtWeb } from '../support/ort-web.ts';
 
 const BASE = 'http://host.test/m/resolve/main/';
-
-function pattern(n: number, seed = 1): Uint8Array {
-  const random = seededRandom(seed);
-  return Uint8Array.from({ length: n }, () => Math.floor(random() * 256));
-}
 
 /** A host serving `files` (name → bytes) as byte streams in 64 KiB chunks, counting requests. */
 function host(files: Record<string, Uint8Array>) {
   const requests: string[] = [];
-  const cancelled: string[] = [];
+  const bodies: { url: string; cancelled: () => boolean }[] = [];
   const fetch = async (input: string | URL) => {
     const url = String(input);
     requests.push(url);
     const bytes = files[url.slice(BASE.length)];
     if (!bytes) return new Response('Entry not found', { status: 404 });
-    let at = 0;
-    const body = new ReadableStream({
-      type: 'bytes',
-      pull(controller) {
-        if (at >= bytes.length) {
-          controller.close();
-          controller.byobRequest?.respond(0);
-          return;
-        }
-        controller.enqueue(bytes.slice(at, at + 65_536));
-        at += 65_536;
-      },
-      cancel() {
-        cancelled.push(url);
-      },
-    });
-    return new Response(body, { headers: { 'content-length': String(bytes.length) } });
+    const { stream, cancelled } = byteSource(bytes, [65_536]);
+    bodies.push({ url, cancelled });
+    return new Response(stream, { headers: { 'content-length': String(bytes.length) } });
   };
-  return { fetch, requests, cancelled };
+  return { fetch, requests, cancelled: () => bodies.filter((b) => b.cancelled()).map((b) => b.url) };
 }
 
 /** An IntegrityCache stand-in (the real one needs the Cache API: e2e/offline.spec.ts, load-failures.spec.ts). */
@@ -200,7 +181,7 @@ describe('modelFetch with a handoff', () => {
     const response = await modelFetch(net.fetch, null, () => handoff)(url);
     expect(response.headers.get('content-length')).toBe(String(file.length));
     await response.body!.cancel('headers only');
-    expect(net.cancelled).toEqual([url]);
+    expect(net.cancelled()).toEqual([url]);
     expect(handoff.releaseAll()).toBe(0);
   });
 
@@ -218,43 +199,17 @@ describe('modelFetch with a handoff', () => {
 });
 
 describe('withSessionRewrites with a handoff, in onnxruntime-web', () => {
-  interface Session {
-    inputNames: string[];
-    run(feeds: Record<string, unknown>): Promise<Record<string, { data: ArrayLike<number>; dispose(): void }>>;
-    release(): Promise<void>;
-  }
-  type Ort = {
-    InferenceSession: { create(...args: unknown[]): Promise<Session> };
-    Tensor: new (type: string, data: unknown, dims: number[]) => unknown;
-    env: { wasm: { numThreads: number; wasmPaths: string } };
-  };
-  let ort: Ort;
+  let ort: OrtWeb;
   const ONNX = join(DEFAULT_MODELS_DIR, SPEC.name, 'onnx');
   const bytesOf = (file: string) => new Uint8Array(readFileSync(join(ONNX, file)));
 
   beforeAll(async () => {
     await generateModels({ only: 'tiny' }); // no-op when the stamp is current
-    ort = (await import('onnxruntime-web/webgpu')) as unknown as Ort;
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.wasmPaths = `${dirname(createRequire(import.meta.url).resolve('onnxruntime-web'))}/`;
+    ort = await loadOrtWeb();
   });
 
   /** The logits of a 3-token prompt from an empty cache. */
-  async function logits(session: Session, float16: boolean): Promise<number[]> {
-    const ids = [1, 17, 42];
-    const feeds: Record<string, unknown> = {};
-    for (const name of session.inputNames) {
-      if (name === 'input_ids') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]);
-      else if (name === 'attention_mask') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map(() => 1n)), [1, ids.length]);
-      else if (name === 'position_ids') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map((_, i) => BigInt(i))), [1, ids.length]);
-      else if (name === 'num_logits_to_keep') feeds[name] = new ort.Tensor('int64', BigInt64Array.from([0n]), []);
-      else feeds[name] = new ort.Tensor(float16 ? 'float16' : 'float32', float16 ? new Uint16Array(0) : new Float32Array(0), [1, SPEC.numKeyValueHeads, 0, SPEC.headDim]);
-    }
-    const out = await session.run(feeds);
-    const values = Array.from(out['logits']!.data);
-    for (const t of Object.values(out)) t.dispose();
-    return values;
-  }
+  const logits = (session: OrtSession, float16: boolean) => promptLogits(ort, session, [1, 17, 42], { kvHeads: SPEC.numKeyValueHeads, headDim: SPEC.headDim }, float16);
 
   for (const [graph, data] of [
     ['model.onnx', null],

@@ -9,38 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { bufferBody, oneBufferBody, VIEW_BYTES } from '../../src/engine/one-buffer-body.ts';
 import { modelFetch } from '../../src/engine/model-fetch.ts';
 import type { IntegrityCache } from '../../src/engine/integrity-cache.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
-
-/** Seeded random bytes, so a misplaced or lost chunk shows. */
-function pattern(n: number, seed = 1): Uint8Array {
-  const random = seededRandom(seed);
-  return Uint8Array.from({ length: n }, () => Math.floor(random() * 256));
-}
-
-/** A byte stream (as fetch bodies are) sending `bytes` in chunks of the given sizes, cycled. */
-function byteSource(bytes: Uint8Array, chunks: number[]): { stream: ReadableStream<Uint8Array>; cancelled: () => boolean } {
-  let at = 0;
-  let i = 0;
-  let cancelled = false;
-  const stream = new ReadableStream({
-    type: 'bytes',
-    pull(controller) {
-      if (at >= bytes.length) {
-        controller.close();
-        // A BYOB read waiting when a byte source closes is answered with no bytes (the streams spec).
-        controller.byobRequest?.respond(0);
-        return;
-      }
-      const n = Math.min(chunks[i++ % chunks.length]!, bytes.length - at);
-      controller.enqueue(bytes.slice(at, at + n));
-      at += n;
-    },
-    cancel() {
-      cancelled = true;
-    },
-  });
-  return { stream, cancelled: () => cancelled };
-}
+import { byteSource, pattern } from '../support/byte-source.ts';
 
 /** A default (not byte) stream of the same chunks. */
 function defaultSource(bytes: Uint8Array, chunk: number): ReadableStream<Uint8Array> {
