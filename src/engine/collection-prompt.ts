@@ -15,36 +15,37 @@
  */
 
 /**
- * Tells when a collection has reached the garbage of a load. Made when that garbage is made (the
- * load's start), it holds an object of its own through the load, so that the object grows as old
- * as the garbage (young objects go at every minor collection, old ones only at a full one). Armed
- * when the garbage is ready to go, it lets the object go and is told, by a FinalizationRegistry,
- * when it has been collected. (Not a WeakRef: reading one keeps its object alive for the rest of
- * the job, through any collection the next allocation starts.)
+ * Tells when the objects it watches have been collected (a FinalizationRegistry's word, not a
+ * WeakRef's: reading a WeakRef keeps its object alive for the rest of the job, through any
+ * collection the next allocation starts). Watching a released buffer's own object is what tells
+ * that the browser's wrapper of it, and with it the memory, can go: the two go together.
  */
 export class CollectionWitness {
-  collected = false;
-  private held: object | null = {};
+  private pending = 0;
   private readonly registry = new FinalizationRegistry<null>(() => {
-    this.collected = true;
+    this.pending--;
   });
 
-  /** Lets the object go: `collected` becomes true once a collection has taken it. */
-  arm(): void {
-    if (this.held) this.registry.register(this.held, null);
-    this.held = null;
+  /** Watches `object`, which its owner is letting go of. */
+  watch(object: object): void {
+    this.pending++;
+    this.registry.register(object, null);
+  }
+
+  /** Whether every object watched has been collected. */
+  get collected(): boolean {
+    return this.pending === 0;
   }
 }
 
 /**
  * Claims (and drops) untouched buffers of `step` bytes, a turn apart: at least `least` bytes (1 GiB:
  * several collections, so that one also finishes returning what an earlier one found, which a
- * worker otherwise does lazily), and on until `witness` has seen a collection reach the load's
- * garbage; then one more turn. At most `bytes` are claimed in all; an allocation that fails ends
- * it. Returns whether the witness saw the collection.
+ * worker otherwise does lazily), and on until every object `witness` watches has been collected;
+ * then one more turn. At most `bytes` are claimed in all; an allocation that fails ends it.
+ * Returns whether the witness saw everything it watches go.
  */
 export async function promptCollection(witness: CollectionWitness | null = null, bytes = 4 * 2 ** 30, step = 128 << 20, least = 2 ** 30): Promise<boolean> {
-  witness?.arm();
   let claimed = 0;
   while (claimed < bytes && (claimed < least || (witness !== null && !witness.collected))) {
     try {

@@ -17,6 +17,8 @@ export interface SessionRewriteReport {
   logitsToKeep: number;
   /** Bytes of model files released as soon as their session existed (release-buffer.ts). */
   released: number;
+  /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted. */
+  collected: boolean | null;
 }
 
 interface SessionFactory {
@@ -51,7 +53,9 @@ export async function withSessionRewrites<T>(
   handoff: ModelHandoff | null = null,
 ): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
-  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, released: 0 };
+  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, released: 0, collected: null };
+  // Released buffers that a browser API has seen go at a collection only (collection-prompt.ts).
+  const witness = new CollectionWitness();
   /** The bytes a buffer transformers.js read stands for: the deposited file its ticket names, or itself. */
   const resolve = <D>(data: D): D => ((data instanceof Uint8Array && handoff?.claim(data)) || data) as D;
   factory.create = function (this: unknown, ...args: unknown[]) {
@@ -77,17 +81,20 @@ export async function withSessionRewrites<T>(
     return created.then((session) => {
       // The session holds its own copy of every weight now: the files' bytes can go.
       const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);
-      for (const data of files) if (data instanceof Uint8Array) report.released += handoff?.release(data) || releaseView(data);
+      for (const data of files) {
+        if (!(data instanceof Uint8Array)) continue;
+        // Its memory goes when its object does (a browser API may have wrapped it): watched until then.
+        if (data.buffer.byteLength > 0) witness.watch(data.buffer);
+        report.released += handoff?.release(data) || releaseView(data);
+      }
       // And the buffers transformers.js read tickets into (mostly never-touched pages): not counted.
       for (const data of [read, ...readData]) if (data instanceof Uint8Array && !files.has(data)) releaseView(data);
       return session;
     });
   };
-  // Released buffers that a browser API has seen go at the next collection only (collection-prompt.ts).
-  const witness = new CollectionWitness();
   try {
     const value = await (handoff ? withHandoff(handoff, load) : load());
-    if (report.released > 0 && ('WorkerGlobalScope' in globalThis || 'document' in globalThis)) await promptCollection(witness);
+    if (report.released > 0 && ('WorkerGlobalScope' in globalThis || 'document' in globalThis)) report.collected = await promptCollection(witness);
     return { value, report };
   } finally {
     factory.create = original;
