@@ -17,7 +17,8 @@ import { releaseBuffer } from './release-buffer.ts';
  * sees only the ticket arrive.
  */
 export class ModelHandoff {
-  private readonly deposited = new Map<string, { url: string; bytes: Uint8Array }>();
+  /** Each deposited file's bytes, by the ticket that names them. */
+  private readonly deposited = new Map<string, Uint8Array>();
   private readonly urls = new Set<string>();
   private readonly prefix = `${TICKET_MAGIC}${randomToken()}:`;
   private next = 0;
@@ -45,8 +46,8 @@ export class ModelHandoff {
   deposit(url: string, buffer: ArrayBuffer): Uint8Array<ArrayBuffer> {
     this.urls.add(url);
     const ticket = `${this.prefix}${this.next++}`;
-    this.deposited.set(ticket, { url, bytes: new Uint8Array(buffer) });
-    return ENCODER.encode(ticket);
+    this.deposited.set(ticket, new Uint8Array(buffer));
+    return new TextEncoder().encode(ticket);
   }
 
   /**
@@ -54,16 +55,15 @@ export class ModelHandoff {
    * buffer transformers.js read a ticket into); otherwise null. They stay deposited until released.
    */
   claim(bytes: Uint8Array): Uint8Array | null {
-    if (bytes.byteLength < this.prefix.length || !startsWith(bytes, this.prefix)) return null;
-    const end = bytes.indexOf(0, this.prefix.length);
-    const ticket = DECODER.decode(bytes.subarray(0, end < 0 ? Math.min(bytes.byteLength, this.prefix.length + 16) : end));
-    return this.deposited.get(ticket)?.bytes ?? null;
+    // A ticket ends where transformers.js' buffer does, or at the first of the zeros it never wrote.
+    for (const [ticket, file] of this.deposited) if (startsWith(bytes, ticket) && (bytes[ticket.length] ?? 0) === 0) return file;
+    return null;
   }
 
   /** Releases the deposited `bytes` (their session exists, or the load is over). Returns the bytes released. */
   release(bytes: Uint8Array): number {
     for (const [ticket, file] of this.deposited) {
-      if (file.bytes !== bytes) continue;
+      if (file !== bytes) continue;
       this.deposited.delete(ticket);
       return releaseBuffer(bytes.buffer);
     }
@@ -73,7 +73,7 @@ export class ModelHandoff {
   /** Releases everything still deposited (files read but never given to a session). Returns the bytes released. */
   releaseAll(): number {
     let released = 0;
-    for (const file of [...this.deposited.values()]) released += this.release(file.bytes);
+    for (const file of [...this.deposited.values()]) released += this.release(file);
     return released;
   }
 }
@@ -81,10 +81,8 @@ export class ModelHandoff {
 /** What every ticket begins with. Not the start of any ONNX file: a model proto begins with a field tag byte. */
 export const TICKET_MAGIC = 'jev-model-handoff:';
 
-const ENCODER = new TextEncoder();
-const DECODER = new TextDecoder();
-
 function startsWith(bytes: Uint8Array, text: string): boolean {
+  if (bytes.byteLength < text.length) return false;
   for (let i = 0; i < text.length; i++) if (bytes[i] !== text.charCodeAt(i)) return false;
   return true;
 }
