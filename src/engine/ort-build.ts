@@ -6,9 +6,9 @@
  * it can unwind and rewind its own stack; that runs everywhere, but costs every call into it and
  * makes the module larger (26.9 MB against 16.8 MB). The JSPI build suspends on a promise with
  * WebAssembly's JavaScript Promise Integration (`WebAssembly.Suspending`, in Chromium since 137),
- * where the browser has it. Measured on the wasm backend, 2 threads (docs/threads.md): decode
- * 1.1× the asyncify build on the 135M model and about 2× on TinyStories-656K, whose steps are
- * mostly that fixed cost per call; the renderer about 40 MiB smaller.
+ * where the browser has it. Measured on TinyStories-656K, whose decode steps are mostly that fixed
+ * cost per call (docs/threads.md): decode 1.8–2.5× the asyncify build's, the renderer about
+ * 100 MiB smaller.
  */
 export const ORT_BUILDS = {
   jspi: { mjs: 'ort-wasm-simd-threaded.jspi.mjs', wasm: 'ort-wasm-simd-threaded.jspi.wasm' },
