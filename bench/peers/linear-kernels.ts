@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { formatLinear, formatOpsets, type WeightFormat } from '../../scripts/models/linear-formats.ts';
 import { DataType, GraphBuilder } from '../../scripts/models/onnx-graph.ts';
 import { MODEL_SPECS } from '../../scripts/models/specs.ts';
+import { randomTensor } from '../../scripts/models/weights.ts';
 import { loadOrtWeb } from '../../test/support/ort-web.ts';
 import { median } from '../lib/schema.ts';
 
@@ -37,16 +38,8 @@ const FORMATS: WeightFormat[] = ['fp32', 'q8', 'q4'];
 
 const ort = await loadOrtWeb();
 
-/** Seeded weights of a plausible scale (the values do not change a kernel's time). */
-function weights(n: number, seed: number): Float32Array {
-  const a = new Float32Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 16807) % 2147483647;
-    a[i] = (s / 2147483647 - 0.5) * 0.1;
-  }
-  return a;
-}
+/** The generator's seeded weights (scripts/models/weights.ts); the values do not change a kernel's time. */
+const weights = (size: number, seed: number): Float32Array => randomTensor(spec, `linear-kernels.${seed}`, size, 0.02);
 
 /** Median milliseconds of `reps` runs of a graph whose outputs `build` writes, fed x [1, k]. */
 async function time(k: number, build: (g: GraphBuilder, x: string) => string[], extraOpsets: { domain: string; version: number }[]): Promise<number> {
