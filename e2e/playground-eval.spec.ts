@@ -195,22 +195,22 @@ test('a malformed line shows its line and field; a CSV takes the form questions;
   await expect(page.getByTestId('eval-error')).toHaveText(/^line 1, field team: .+/);
 
   await upload(page, 'tickets.jsonl', jsonl(request.questions));
-  await page.getByRole('button', { name: 'Run evaluation' }).click();
   // As soon as one request is done, the engine holds the next forward pass (jev.debug.hold): the
-  // run is then still going, by construction, when Stop is pressed.
-  await page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const started = () => /^[1-9]\d* of /.test(document.querySelector('[data-testid=eval-progress-count]')?.textContent ?? '');
-        if (started()) return void (window as any).jev.debug.hold(0).then(() => resolve());
-        const watch = new MutationObserver(() => {
-          if (!started()) return;
-          watch.disconnect();
-          void (window as any).jev.debug.hold(0).then(() => resolve());
-        });
-        watch.observe(document.body, { subtree: true, childList: true, characterData: true });
-      }),
-  );
+  // run is then still going, by construction, when Stop is pressed. The watch is in place before
+  // the run starts: on a tiny model the whole run can end before a watch set up after the click.
+  await page.evaluate(() => {
+    (window as any).__evalHeld = new Promise<void>((resolve) => {
+      const started = () => /^[1-9]\d* of /.test(document.querySelector('[data-testid=eval-progress-count]')?.textContent ?? '');
+      const watch = new MutationObserver(() => {
+        if (!started()) return;
+        watch.disconnect();
+        void (window as any).jev.debug.hold(0).then(() => resolve());
+      });
+      watch.observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+  });
+  await page.getByRole('button', { name: 'Run evaluation' }).click();
+  await page.evaluate(() => (window as any).__evalHeld);
   const count = (await page.getByTestId('eval-progress-count').textContent())!;
   const [done, total] = count.split(' of ').map(Number) as [number, number];
   expect(total).toBe(20);
