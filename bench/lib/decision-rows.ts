@@ -90,28 +90,29 @@ export async function measureDecisions(
           }
         }
       };
-      let reps = state.reps;
-      let warmedUp = false;
-      for (let rep = 0; rep < reps; rep++) {
-        const t0 = performance.now();
-        await repetition(rep);
-        const repMs = performance.now() - t0;
-        if (!warmedUp && rep === 0 && repMs < SHORT_REP_MS) {
-          // Short cells: the first repetition (new shapes, first allocations) was slower, and a
-          // median of a few milliseconds must not be decided by one slow sample.
-          engine.clear();
-          naive.ms.clear();
-          naive.cpu.clear();
-          reps = Math.max(state.reps, Math.min(MAX_SHORT_REPS, Math.ceil(FILL_MS / repMs)));
-          warmedUp = true;
-          rep = -1;
-          log(`${plan.model} ${plan.device} S=${state.tokens}: a repetition takes ${fmt(repMs)}; warmed up, now ${reps} repetitions`);
-          continue;
-        }
+      const logRepetition = (rep: number, reps: number) =>
         log(
           `${plan.model} ${plan.device} S=${state.tokens} rep ${rep + 1}/${reps}: ` +
             plan.questions.map((q) => `Q=${q} engine ${fmt(engine.get(q)!.ms.at(-1)!)} naive ${fmt(naive.ms.get(q)!.at(-1)!)}`).join(', '),
         );
+      const t0 = performance.now();
+      await repetition(0);
+      const firstMs = performance.now() - t0;
+      let reps = state.reps;
+      let next = 1;
+      if (firstMs < SHORT_REP_MS) {
+        // Short cells: the first repetition (new shapes, first allocations) was slower, and a
+        // median of a few milliseconds must not be decided by one slow sample.
+        engine.clear();
+        naive.ms.clear();
+        naive.cpu.clear();
+        reps = Math.max(state.reps, Math.min(MAX_SHORT_REPS, Math.ceil(FILL_MS / firstMs)));
+        next = 0;
+        log(`${plan.model} ${plan.device} S=${state.tokens}: a repetition takes ${fmt(firstMs)}; warmed up, now ${reps} repetitions`);
+      } else logRepetition(0, reps);
+      for (let rep = next; rep < reps; rep++) {
+        await repetition(rep);
+        logRepetition(rep, reps);
       }
       const e16 = engine.get(qmax)!;
       let maxDiff: number | null = null;
