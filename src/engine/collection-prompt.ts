@@ -10,11 +10,11 @@
  *
  * V8 starts a collection when the memory its array buffers claim grows past a limit. Buffers that
  * are allocated and never written claim address space only (their pages are never touched), so
- * allocating some, a turn of the event loop apart, prompts collections at no memory cost. Every
- * other claim is held for a few turns: a claim dropped at once dies in a young-generation
- * collection, which takes young garbage but never reaches a file's buffer (old by then); claims
- * that live long enough to be promoted make the old generation's array-buffer bytes grow, and
- * that starts a full collection. Measured in Chromium 156, the 135M fp32 model's load in fresh
+ * allocating some, a turn of the event loop apart, prompts collections at no memory cost. A claim
+ * dropped at once dies in a young-generation collection, which takes young garbage but never
+ * reaches a file's buffer (old by then); so while a watched object remains, every other claim is
+ * held for a few turns: claims that live long enough to be promoted make the old generation's
+ * array-buffer bytes grow, and that starts a full collection. Measured in Chromium 156, the 135M fp32 model's load in fresh
  * pages (`npx tsx bench/peers/load-memory.ts`): with every claim dropped at once the file's buffer
  * was collected after 4 loads of 12, and the renderer otherwise kept ~520 MiB more until
  * something else started a full collection; with held claims, after 12 of 12.
@@ -45,12 +45,12 @@ export class CollectionWitness {
 }
 
 /**
- * Claims untouched buffers of `step` bytes, a turn apart, every other one held until `held` bytes
- * of newer held claims exist: at least `least` bytes in all (1 GiB: several collections, so that one also
- * finishes returning what an earlier one found, which a worker otherwise does lazily), and on
- * until every object `witness` watches has been collected; then the claims are dropped and one
- * more turn passes. At most `bytes` are claimed in all; an allocation that fails ends it.
- * Returns whether the witness saw everything it watches go.
+ * Claims untouched buffers of `step` bytes, a turn apart: at least `least` bytes, each dropped at
+ * once (1 GiB: several collections, so that one also finishes returning what an earlier one
+ * found, which a worker otherwise does lazily); then on, until every object `witness` watches has
+ * been collected, with every other claim held until `held` bytes of newer held claims exist. Then
+ * the claims are dropped and one more turn passes. At most `bytes` are claimed in all; an
+ * allocation that fails ends it. Returns whether the witness saw everything it watches go.
  */
 export async function promptCollection(
   witness: CollectionWitness | null = null,
@@ -63,14 +63,17 @@ export async function promptCollection(
   const claims: ArrayBuffer[] = [];
   while (claimed < bytes && (claimed < least || (witness !== null && !witness.collected))) {
     try {
-      // Every other claim is dropped at once (a young-generation collection takes what is young).
-      const claim = new ArrayBuffer(step);
-      if ((claimed / step) % 2 === 1) claims.push(claim);
+      // The least is claimed and dropped at once: young-generation collections take what is
+      // young. Past it, every other claim is held, until a full collection has taken what is old.
+      if (claimed < least || ((claimed - least) / step) % 2 === 0) claimed += new ArrayBuffer(step).byteLength;
+      else {
+        claims.push(new ArrayBuffer(step));
+        claimed += step;
+        if (claims.length * step > held) claims.shift();
+      }
     } catch {
       break; // no address space to spare: leave it to the engine's own schedule
     }
-    claimed += step;
-    if (claims.length * step > held) claims.shift();
     await turn();
   }
   claims.length = 0;
