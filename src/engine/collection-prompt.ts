@@ -14,10 +14,11 @@
  * dropped at once dies in a young-generation collection, which takes young garbage but never
  * reaches a file's buffer (old by then); so while a watched object remains, every other claim is
  * held for a few turns: claims that live long enough to be promoted make the old generation's
- * array-buffer bytes grow, and that starts a full collection. Measured in Chromium 156, the 135M fp32 model's load in fresh
- * pages (`npx tsx bench/peers/load-memory.ts`): with every claim dropped at once the file's buffer
- * was collected after 4 loads of 12, and the renderer otherwise kept ~520 MiB more until
- * something else started a full collection; with held claims, after 12 of 12.
+ * array-buffer bytes grow, and that starts a full collection. Measured in Chromium 156, the 135M
+ * fp32 model's load in fresh pages (`npx tsx bench/peers/load-memory.ts`): with every claim
+ * dropped at once the file's buffer was collected after 4 loads of 12, and the renderer otherwise
+ * kept ~520 MiB more until something else started a full collection; with held claims, after
+ * 12 of 12 (twice: held from the first claim, and, as now, past the least).
  */
 
 /**
