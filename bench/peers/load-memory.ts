@@ -11,7 +11,9 @@
  */
 import { parseArgs } from 'node:util';
 import { grownRenderer, rendererRss } from '../lib/procs.ts';
+import { mib } from '../lib/report.ts';
 import { launchChromium, openPeersPage } from './browser.ts';
+import { sleep } from './quiet.ts';
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +27,6 @@ const { values } = parseArgs({
 
 const marker = `load-memory-${process.pid}-${Date.now()}`;
 const browser = await launchChromium(marker);
-const mib = (bytes: number | undefined) => Math.round((bytes ?? 0) / 2 ** 20);
 let collected = 0;
 try {
   const loads = Number(values.loads);
@@ -41,13 +42,13 @@ try {
       } as never)) as { rewrites: { collected: boolean | null } };
       const pid = grownRenderer(marker, before);
       if (pid === null) throw new Error('the page that loaded has no renderer of its own');
-      const rss = [mib(rendererRss(marker).get(pid))];
+      const rss = [mib(rendererRss(marker).get(pid) ?? null)];
       for (let t = 0; t < 6; t++) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        rss.push(mib(rendererRss(marker).get(pid)));
+        await sleep(500);
+        rss.push(mib(rendererRss(marker).get(pid) ?? null));
       }
       if (load.rewrites.collected) collected++;
-      console.log(`load ${i + 1}/${loads}: file buffers collected ${load.rewrites.collected}; renderer ${rss.join(', ')} MiB`);
+      console.log(`load ${i + 1}/${loads}: file buffers collected ${load.rewrites.collected}; renderer ${rss.join(', ')}`);
     } finally {
       await session.close();
     }

@@ -26,6 +26,24 @@ async function survives(wait: (witness: CollectionWitness) => Promise<unknown>, 
   return kept;
 }
 
+/** How many `ArrayBuffer`s `run` constructs (the prompt's claims). */
+async function counted(run: () => Promise<unknown>): Promise<number> {
+  const real = globalThis.ArrayBuffer;
+  let n = 0;
+  globalThis.ArrayBuffer = new Proxy(real, {
+    construct(target, args) {
+      n++;
+      return Reflect.construct(target, args);
+    },
+  });
+  try {
+    await run();
+  } finally {
+    globalThis.ArrayBuffer = real;
+  }
+  return n;
+}
+
 describe('promptCollection', () => {
   it('collects what nobody holds, as its witness sees; without it, the same turns of the event loop do not', async () => {
     // The engine always prompts with a witness of what it let go (session-rewrites.ts): the prompt
@@ -48,20 +66,8 @@ describe('promptCollection', () => {
     await promptCollection();
     expect(witness.collected).toBe(false);
     held = null;
-    let claimed = 0;
-    const real = globalThis.ArrayBuffer;
-    globalThis.ArrayBuffer = new Proxy(real, {
-      construct(target, args) {
-        claimed++;
-        return Reflect.construct(target, args);
-      },
-    });
-    let gone: boolean;
-    try {
-      gone = await promptCollection(witness, 64 * 2 ** 30, 128 << 20, 0);
-    } finally {
-      globalThis.ArrayBuffer = real;
-    }
+    let gone = false;
+    const claimed = await counted(async () => (gone = await promptCollection(witness, 64 * 2 ** 30, 128 << 20, 0)));
     expect(held).toBeNull();
     expect(gone).toBe(true);
     expect(witness.collected).toBe(true);
@@ -71,22 +77,6 @@ describe('promptCollection', () => {
   });
 
   it('claims at least `least` bytes, a witness or not (a collection also finishes returning what the one before found)', async () => {
-    const counted = async (run: () => Promise<unknown>) => {
-      const real = globalThis.ArrayBuffer;
-      let n = 0;
-      globalThis.ArrayBuffer = new Proxy(real, {
-        construct(target, args) {
-          n++;
-          return Reflect.construct(target, args);
-        },
-      });
-      try {
-        await run();
-      } finally {
-        globalThis.ArrayBuffer = real;
-      }
-      return n;
-    };
     expect(await counted(() => promptCollection(null, 4 * 2 ** 30, 128 << 20))).toBe(8);
     // Nothing watched, or all of it gone at once: still the least.
     expect(await counted(() => promptCollection(new CollectionWitness(), 4 * 2 ** 30, 128 << 20))).toBe(8);
