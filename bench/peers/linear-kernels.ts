@@ -74,12 +74,14 @@ const rows: Record<string, string>[] = [];
 const layer: Record<string, number> = {};
 for (const [name, k, n] of PROJECTIONS) {
   const row: Record<string, string> = { projection: `${name} ${k}×${n}, ×${spec.numHiddenLayers}` };
+  // Each layer's weights, generated once for every format (the writers read them, never change them).
+  const layers = Array.from({ length: spec.numHiddenLayers }, (_, l) => weights(k * n, 11 + l));
   for (const format of FORMATS) {
     const ms = await time(
       k,
       (g, x) => {
         const linear = formatLinear(g, format);
-        return Array.from({ length: spec.numHiddenLayers }, (_, l) => linear(x, weights(k * n, 11 + l), k, n, `${name}.${l}`, `/${l}/${name}`));
+        return layers.map((w, l) => linear(x, w, k, n, `${name}.${l}`, `/${l}/${name}`));
       },
       formatOpsets(format),
     );
