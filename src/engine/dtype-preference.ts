@@ -18,8 +18,11 @@ import type { Device, Dtype } from './language-model.ts';
  *   fp16   decode 18.2, prefill 188, decision 5.74 s, peak 1525 MiB
  *   q4     decode  6.4, prefill 203, decision 5.45 s, peak 1248 MiB
  *   q4f16  decode  6.4, prefill 178, decision 6.23 s, peak 1092 MiB
- * q4 decodes 3× slower: onnxruntime's CPU MatMulNBits has no 4-bit kernel for wasm and dequantizes
- * the whole weight matrix on every call (docs/benchmarks.md). onnxruntime-node (tests only) takes
+ * q4 decoded 3× slower: onnxruntime's CPU MatMulNBits has no 4-bit kernel for wasm and dequantizes
+ * the whole weight matrix on every call (docs/benchmarks.md). A wasm load now rewrites q4's
+ * projections into 8-bit integer products (int8-projections.ts), which decode about as fast as
+ * q8 (docs/threads.md, "q4 on wasm"); q8 stays first, as q4 is then q8 with 4-bit rounding
+ * beneath, and the formats' rows above were not measured again. onnxruntime-node (tests only) takes
  * the wasm order; it is not measured separately.
  * WebGPU: not measured. These machines' only adapter is SwiftShader (WebGPU emulated on the CPU,
  * without shader-f16), whose timings say nothing about a GPU; the rows keep the hub's own order

@@ -19,12 +19,12 @@
  * GraphProto.initializer = 5; TensorProto.raw_data = 9, external_data = 13
  * (StringStringEntryProto: key 1, value 2), data_location = 14 (EXTERNAL = 1).
  */
-import { fields, Pieces, readVarint, utf8, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
+import { externalDataFields } from './onnx-messages.ts';
+import { fields, Pieces, readVarint, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 
 const MODEL_GRAPH = 7;
 const GRAPH_INITIALIZER = 5;
 const TENSOR_RAW_DATA = 9;
-const TENSOR_EXTERNAL_DATA = 13;
 const TENSOR_DATA_LOCATION = 14;
 const DATA_LOCATION_EXTERNAL = 1;
 
@@ -37,13 +37,6 @@ export interface ExternalizedModel {
   /** How many initializers now read from external data, and their bytes. */
   moved: number;
   movedBytes: number;
-}
-
-function entry(key: string, value: string): Pieces {
-  const e = new Pieces();
-  e.bytesField(1, utf8.encode(key));
-  e.bytesField(2, utf8.encode(value));
-  return e;
 }
 
 /** The tensor rewritten to read from `location`, or null to keep it as it is. */
@@ -60,11 +53,7 @@ function externalTensor(buf: Uint8Array, start: number, end: number, location: s
     tensor.push(buf.subarray(f.start, f.end));
   }
   const length = raw.end - raw.payloadStart;
-  tensor.bytesField(TENSOR_EXTERNAL_DATA, entry('location', location));
-  tensor.bytesField(TENSOR_EXTERNAL_DATA, entry('offset', String(raw.payloadStart)));
-  tensor.bytesField(TENSOR_EXTERNAL_DATA, entry('length', String(length)));
-  tensor.varint(TENSOR_DATA_LOCATION * 8 + WIRE_VARINT);
-  tensor.varint(DATA_LOCATION_EXTERNAL);
+  externalDataFields(tensor, location, raw.payloadStart, length);
   return { tensor, bytes: length };
 }
 

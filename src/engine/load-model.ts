@@ -5,7 +5,7 @@ import { DEVICE_CANNOT_RUN, deviceClass, DTYPE_PREFERENCE, dtypePreference } fro
 import { LanguageModel, type Device, type Dtype } from './language-model.ts';
 import { classifyLoadError } from './load-failure.ts';
 import { ModelHandoff } from './model-handoff.ts';
-import { withSessionRewrites } from './session-rewrites.ts';
+import { rewritesOn, withSessionRewrites } from './session-rewrites.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
 export const DTYPE_FILES: Record<Dtype, string> = {
@@ -169,8 +169,9 @@ export async function loadLanguageModel(
   try {
     const tokenizer = await AutoTokenizer.from_pretrained(model, { progress_callback });
     const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
-    // In the browser: each weight copied into wasm memory once, logits computed for the rows read only (session-rewrites.ts).
-    const loaded = handoff ? (await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff)).value : await fromPretrained();
+    // In the browser: each weight copied into wasm memory once, logits computed for the rows read
+    // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
+    const loaded = handoff ? (await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device))).value : await fromPretrained();
     lm = new LanguageModel(model, loaded, tokenizer, device, dtype);
     await probe(lm);
     if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);

@@ -21,47 +21,34 @@
  * The rewritten graph computes, for k = 0, exactly the original (the same nodes on the same
  * rows); test/engine/logits-to-keep.test.ts runs both in onnxruntime for every generated export.
  */
-import { fields, Pieces, utf8, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
+import {
+  GRAPH_INITIALIZER,
+  GRAPH_INPUT,
+  GRAPH_NODE,
+  GRAPH_OUTPUT,
+  int64Tensor,
+  intAttribute,
+  graphFieldOf,
+  NODE_INPUT,
+  node,
+  type NodeInfo,
+  parseNode,
+  stringField,
+  TensorType,
+  text,
+  varintField,
+  withGraph,
+} from './onnx-messages.ts';
+import { fields, Pieces, WIRE_BYTES, type Field } from './onnx-wire.ts';
 
 export const LOGITS_TO_KEEP = 'num_logits_to_keep';
 
-const MODEL_GRAPH = 7;
-const GRAPH_NODE = 1;
-const GRAPH_INITIALIZER = 5;
-const GRAPH_INPUT = 11;
-const GRAPH_OUTPUT = 12;
-const NODE_INPUT = 1;
-const NODE_OUTPUT = 2;
-const NODE_NAME = 3;
-const NODE_OP_TYPE = 4;
-const NODE_ATTRIBUTE = 5;
 const VALUE_NAME = 1;
 const VALUE_TYPE = 2;
-const INT64 = 7;
 
 /** Operations that act on each row of the logits alone: slicing rows before them changes nothing else. */
 const ROW_WISE = new Set(['Cast', 'Mul', 'Div', 'Add', 'Sub', 'Tanh', 'Softcap']);
 const LM_HEAD = new Set(['MatMul', 'MatMulNBits']);
-
-interface NodeInfo {
-  field: Field;
-  inputs: string[];
-  outputs: string[];
-  op: string;
-}
-
-const utf8Decoder = new TextDecoder();
-const text = (buf: Uint8Array, f: Field) => utf8Decoder.decode(buf.subarray(f.payloadStart, f.end));
-
-function parseNode(buf: Uint8Array, field: Field): NodeInfo {
-  const node: NodeInfo = { field, inputs: [], outputs: [], op: '' };
-  for (const f of fields(buf, field.payloadStart, field.end)) {
-    if (f.number === NODE_INPUT) node.inputs.push(text(buf, f));
-    else if (f.number === NODE_OUTPUT) node.outputs.push(text(buf, f));
-    else if (f.number === NODE_OP_TYPE) node.op = text(buf, f);
-  }
-  return node;
-}
 
 /** The name of a ValueInfoProto, and the rank of its tensor type (null where it has no shape). */
 function parseValue(buf: Uint8Array, field: Field): { name: string; rank: number | null } {
@@ -84,49 +71,11 @@ function parseValue(buf: Uint8Array, field: Field): { name: string; rank: number
   return { name, rank };
 }
 
-function stringField(out: Pieces, number: number, value: string): void {
-  out.bytesField(number, utf8.encode(value));
-}
-
-function varintField(out: Pieces, number: number, value: number): void {
-  out.varint(number * 8 + WIRE_VARINT);
-  out.varint(value);
-}
-
-function node(op: string, inputs: string[], output: string, attributes: Pieces[] = []): Pieces {
-  const n = new Pieces();
-  for (const i of inputs) stringField(n, NODE_INPUT, i);
-  stringField(n, NODE_OUTPUT, output);
-  stringField(n, NODE_NAME, output);
-  stringField(n, NODE_OP_TYPE, op);
-  for (const a of attributes) n.bytesField(NODE_ATTRIBUTE, a);
-  return n;
-}
-
-/** AttributeProto { name, i, type: INT }. */
-function intAttribute(name: string, value: number): Pieces {
-  const a = new Pieces();
-  stringField(a, 1, name);
-  varintField(a, 3, value);
-  varintField(a, 20, 2);
-  return a;
-}
-
-/** A one-dimensional int64 initializer. */
-function int64Tensor(name: string, values: bigint[]): Pieces {
-  const t = new Pieces();
-  varintField(t, 1, values.length); // dims
-  varintField(t, 2, INT64); // data_type
-  stringField(t, 8, name);
-  t.bytesField(9, new Uint8Array(BigInt64Array.from(values).buffer)); // raw_data, little-endian
-  return t;
-}
-
 /** ValueInfoProto of a scalar int64 graph input. */
 function scalarInt64Input(name: string): Pieces {
   const shape = new Pieces(); // TensorShapeProto with no dims: a scalar
   const tensor = new Pieces();
-  varintField(tensor, 1, INT64);
+  varintField(tensor, 1, TensorType.INT64);
   tensor.bytesField(2, shape);
   const type = new Pieces();
   type.bytesField(1, tensor);
@@ -191,7 +140,7 @@ function planFor(nodes: NodeInfo[], consumers: Map<string, number>): Plan | null
  * this recognises (its logits are then computed for every position, as they were).
  */
 export function keepLogitsRows(model: Uint8Array): Uint8Array | null {
-  const graphField = [...fields(model, 0, model.length)].find((f) => f.number === MODEL_GRAPH && f.wire === WIRE_BYTES);
+  const graphField = graphFieldOf(model);
   if (!graphField) return null;
   const graphFields = [...fields(model, graphField.payloadStart, graphField.end)];
   const nodes: NodeInfo[] = [];
@@ -240,11 +189,6 @@ export function keepLogitsRows(model: Uint8Array): Uint8Array | null {
   graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}end`, [0x7fffffffffffffffn]));
   graph.bytesField(GRAPH_INPUT, scalarInt64Input(LOGITS_TO_KEEP));
 
-  const out = new Pieces();
-  for (const f of fields(model, 0, model.length)) {
-    if (f.start === graphField.start) out.bytesField(MODEL_GRAPH, graph);
-    else out.push(model.subarray(f.start, f.end));
-  }
-  return out.concat();
+  return withGraph(model, graphField, graph);
 }
 

@@ -1,5 +1,7 @@
 import { CollectionWitness, promptCollection } from './collection-prompt.ts';
 import { externalizeWeights } from './externalize-weights.ts';
+import { INT8_WEIGHTS, int8Projections } from './int8-projections.ts';
+import type { Device } from './language-model.ts';
 import { keepLogitsRows } from './logits-to-keep.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
@@ -15,6 +17,8 @@ export interface SessionRewriteReport {
   sessions: number;
   bytes: number;
   logitsToKeep: number;
+  /** 4-bit projections rewritten to 8-bit integer products (int8-projections.ts; wasm only). */
+  int8Projections: number;
   /** Bytes of model files released as soon as their session existed (release-buffer.ts). */
   released: number;
   /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted. */
@@ -30,6 +34,16 @@ interface SessionOptions {
   [option: string]: unknown;
 }
 
+export interface SessionRewriteOptions {
+  /** Rewrite 4-bit MatMulNBits into 8-bit integer products (int8-projections.ts): on wasm, whose MatMulNBits has no 4-bit kernel. */
+  int8Projections?: boolean;
+}
+
+/** The rewrites a load on `device` makes: 4-bit projections as 8-bit integer products on wasm only (WebGPU has a 4-bit kernel). */
+export function rewritesOn(device: Device): SessionRewriteOptions {
+  return { int8Projections: device === 'wasm' };
+}
+
 /** A graph larger than this is not given `num_logits_to_keep`: rewriting it would copy it whole. */
 const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
 
@@ -40,7 +54,9 @@ const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
  * - inline weights become external data read straight from those bytes, so each weight is copied
  *   into wasm memory once, not twice (externalize-weights.ts says why);
  * - a graph without `num_logits_to_keep` gets it, so a pass computes the logits of the rows the
- *   engine reads only (logits-to-keep.ts).
+ *   engine reads only (logits-to-keep.ts);
+ * - with `int8Projections`, its 4-bit projections become 8-bit integer products
+ *   (int8-projections.ts), whose weights are a new buffer mounted beside the others.
  *
  * The factory is restored when `load` settles.
  * A model already in external-data form is created as it was. Either way, once the session exists
@@ -51,9 +67,10 @@ export async function withSessionRewrites<T>(
   factory: SessionFactory,
   load: () => Promise<T>,
   handoff: ModelHandoff | null = null,
+  rewrites: SessionRewriteOptions = {},
 ): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
-  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, released: 0, collected: null };
+  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, released: 0, collected: null };
   // Released buffers that a browser API has seen go at a collection only (collection-prompt.ts).
   const witness = new CollectionWitness();
   /** The bytes a buffer transformers.js read stands for: the deposited file its ticket names, or itself. */
@@ -72,12 +89,20 @@ export async function withSessionRewrites<T>(
     }
     const externalData = rewritten ? [...given, { path: INLINE_WEIGHTS, data: model }] : given;
     let graph = rewritten ? rewritten.graph : model;
-    const kept = graph.byteLength <= MAX_GRAPH_REWRITE_BYTES ? keepLogitsRows(graph) : null;
+    const small = graph.byteLength <= MAX_GRAPH_REWRITE_BYTES;
+    const kept = small ? keepLogitsRows(graph) : null;
     if (kept) {
       report.logitsToKeep++;
       graph = kept;
     }
-    const created = original.call(this, graph, options?.externalData || rewritten ? { ...options, externalData } : options);
+    // After the logits rows: that rewrite finds the lm_head by its operator.
+    const int8 = small && rewrites.int8Projections ? int8Projections(graph, (location) => mounted(externalData, location)) : null;
+    if (int8) {
+      report.int8Projections += int8.projections;
+      graph = int8.graph;
+      externalData.push({ path: INT8_WEIGHTS, data: int8.weights });
+    }
+    const created = original.call(this, graph, options?.externalData || rewritten || int8 ? { ...options, externalData } : options);
     return created.then((session) => {
       // The session holds its own copy of every weight now: the files' bytes can go.
       const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);
@@ -99,6 +124,12 @@ export async function withSessionRewrites<T>(
   } finally {
     factory.create = original;
   }
+}
+
+/** The bytes of the external file mounted under `location`, if given as bytes. */
+function mounted(externalData: unknown[], location: string): Uint8Array | null {
+  const file = externalData.find((f) => isFile(f) && f.path === location);
+  return isFile(file) && file.data instanceof Uint8Array ? file.data : null;
 }
 
 function isFile(file: unknown): file is { path: string; data: unknown } {

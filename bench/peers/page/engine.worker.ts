@@ -19,7 +19,7 @@ import { logSoftmax } from '../../../src/engine/log-softmax.ts';
 import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
 import { ModelHandoff } from '../../../src/engine/model-handoff.ts';
 import { ortBuild } from '../../../src/engine/ort-build.ts';
-import { withSessionRewrites } from '../../../src/engine/session-rewrites.ts';
+import { rewritesOn, withSessionRewrites } from '../../../src/engine/session-rewrites.ts';
 import { argmax, sampleToken } from '../../../src/engine/sampler.ts';
 import { seededRandom } from '../../../src/engine/seeded-random.ts';
 
@@ -133,7 +133,7 @@ const api = {
         ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}),
       } as never);
     // the product's load (load-model.ts): the file handed from the fetch to onnxruntime, each weight copied into wasm memory once, the file's bytes released
-    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff());
+    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm'));
     lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
     return {
       ms: performance.now() - t0,
