@@ -3,9 +3,10 @@
  * gguf/model-q4_0.gguf and gguf/model-q8_0.gguf (scripts/models/gguf-quant.ts: exactly the ONNX
  * files' nibbles / int8 values and scales, gguf-quant.test.ts) against the engine on
  * onnx/model_q4.onnx and onnx/model_quantized.onnx, in one headless Chromium page
- * (bench/peers/check-wllama.ts): same token counts for every test string, 24 identical greedy
- * tokens, log-probs of the top-10 within the measured bound of each dtype (QUANT_BOUNDS: the two
- * runtimes round the activations differently). Skipped where no Chromium is installed.
+ * (bench/peers/check-wllama.ts): same token counts for every test string, 24 greedy tokens
+ * identical or parting only where the engine's own top two were within the bound, log-probs of the
+ * top-10 within the measured bound of each dtype (QUANT_BOUNDS: the two runtimes round the
+ * activations differently). Skipped where no Chromium is installed.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,8 @@ describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the same qu
       expect(r.tokenization.every((t) => t.engine_tokens === t.wllama_tokens), `${r.dtype} token counts`).toBe(true);
       expect(r.tokenization.every((t) => t.agree), `${r.dtype} tokenization`).toBe(true);
       expect(r.greedy.prompt_tokens.engine).toBe(r.greedy.prompt_tokens.wllama);
-      expect(r.greedy.identical, `${r.dtype} greedy tokens`).toBe(true);
+      // Identical, or parted where the engine's top two were closer than the bound (a tie the two roundings can break apart).
+      if (!r.greedy.identical) expect(r.greedy.gap_at_mismatch, `${r.dtype} greedy tokens part only at a near-tie`).toBeLessThanOrEqual(r.bound);
       expect(r.greedy.compared_top).toBeGreaterThan(0);
       expect(r.greedy.max_abs_dlogprob_top).toBeLessThanOrEqual(r.bound);
       // quantized on both sides, yet not bit-equal: the activations are rounded differently
