@@ -32,6 +32,7 @@
 import {
   externalTensor,
   GRAPH_INITIALIZER,
+  GRAPH_INPUT,
   GRAPH_NODE,
   int64Tensor,
   intAttribute,
@@ -261,6 +262,10 @@ export function int8Projections(model: Uint8Array, external: (location: string) 
       const n = parseNode(model, f);
       nodes.set(f, n);
       for (const i of n.inputs) readers.set(i, (readers.get(i) ?? 0) + 1);
+    } else if (f.number === GRAPH_INPUT) {
+      // An initializer listed among the graph's inputs too (IR < 4) is read from outside: kept.
+      const name = [...fields(model, f.payloadStart, f.end)].find((v) => v.number === 1);
+      if (name) readers.set(text(model, name), Infinity);
     }
   }
 

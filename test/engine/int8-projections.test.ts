@@ -98,9 +98,11 @@ describe('requantize', () => {
 });
 
 /** A graph of one MatMulNBits y = x · W + bias, x [rows, K]. */
-function nbitsGraph(k: number, n: number, blockSize: number, a: ReturnType<typeof asymmetric>, bias: Float32Array, opset: number): Uint8Array {
+function nbitsGraph(k: number, n: number, blockSize: number, a: ReturnType<typeof asymmetric>, bias: Float32Array, opset: number, scalesAsInput = false): Uint8Array {
   const g = new GraphBuilder('nbits');
   const x = g.input('x', DataType.FLOAT, ['rows', k]);
+  // As IR < 4 wrote every initializer: listed among the inputs too (a value the caller may override).
+  if (scalesAsInput) (g as unknown as { inputs: object[] }).inputs.push({ name: 'w.scales', elemType: DataType.FLOAT, shape: [n * a.blocks] });
   g.initializer('w.q4', DataType.UINT8, [n, a.blocks, blockSize / 2], a.q);
   g.floatInit('w.scales', [n * a.blocks], a.scales);
   g.initializer('w.zero_points', DataType.UINT8, [a.zeroPoints.length], a.zeroPoints);
@@ -168,6 +170,18 @@ describe('a rewritten MatMulNBits', () => {
       }
     });
   }
+
+  it('keeps an initializer the graph also lists as an input', async () => {
+    const graph = nbitsGraph(k, n, blockSize, a, bias, 17, true);
+    const rewrite = int8Projections(graph, () => null)!;
+    // Still declared and still there: the session is created and runs without it being fed.
+    const kept = Buffer.from(rewrite.graph).toString('latin1');
+    expect(kept.split('w.scales').length - 1).toBe(2);
+    expect(kept).not.toContain('w.q4');
+    const y = await run(rewrite.graph, rewrite.weights, x, rows, k);
+    const plain = int8Projections(nbitsGraph(k, n, blockSize, a, bias, 17), () => null)!;
+    expect(Array.from(y)).toEqual(Array.from(await run(plain.graph, plain.weights, x, rows, k)));
+  });
 
   it('leaves a graph without MatMulNBits alone', () => {
     const g = new GraphBuilder('plain');
