@@ -19,11 +19,12 @@ import type { Device, Dtype } from './language-model.ts';
  *   q4     decode  6.4, prefill 203, decision 5.45 s, peak 1248 MiB
  *   q4f16  decode  6.4, prefill 178, decision 6.23 s, peak 1092 MiB
  * q4 decoded 3× slower: onnxruntime's CPU MatMulNBits has no 4-bit kernel for wasm and dequantizes
- * the whole weight matrix on every call (docs/benchmarks.md). A wasm load now rewrites q4's
- * projections into 8-bit integer products (int8-projections.ts), which decode about as fast as
- * q8 (docs/threads.md, "q4 on wasm"); q8 stays first, as q4 is then q8 with 4-bit rounding
- * beneath, and the formats' rows above were not measured again. onnxruntime-node (tests only) takes
- * the wasm order; it is not measured separately.
+ * the whole weight matrix on every call. A wasm load now rewrites q4's projections into 8-bit
+ * integer products (int8-projections.ts); measured again on de11d1e (docs/models.md, the same
+ * rows with `--no-peers`): q8 41.4 tok/s, 2.69 s; q4 41.7, 2.77 s; q4f16 32.6, 3.89 s; fp32 41.8,
+ * 5.08 s; fp16 30.5, 5.84 s. q8 stays first (as fast as q4, and it rounds less); the order below it
+ * is left as it was, though q4 and q4f16 now answer decisions faster than fp32 and fp16.
+ * onnxruntime-node (tests only) takes the wasm order; it is not measured separately.
  * WebGPU: not measured. These machines' only adapter is SwiftShader (WebGPU emulated on the CPU,
  * without shader-f16), whose timings say nothing about a GPU; the rows keep the hub's own order
  * (its exports recommend q4f16 where shader-f16 exists, `transformers.js_config.dtype`).
