@@ -30,6 +30,8 @@ import {
 
 const LLAMA = 'tiny-random-llama';
 const GQA = 'tiny-random-llama-gqa';
+/** MatMulNBits in each generated export's 4-bit graphs: 7 projections × 2 layers (the lm_head stays float32, tied). */
+const PROJECTIONS: Record<string, number> = { [LLAMA]: 14, [GQA]: 14 };
 const FILES: Record<Dtype, string> = { fp32: 'model.onnx', fp16: 'model_fp16.onnx', q8: 'model_quantized.onnx', q4: 'model_q4.onnx', q4f16: 'model_q4f16.onnx' };
 
 interface Bounds {
@@ -112,6 +114,10 @@ function checkServed(run: FormatRun, f: { model: string; dtype: Dtype }, device:
   const name = `${device} ${label(f)}`;
   expect(run.refused, `${name} loads`).toBeNull();
   expect(run.status, name).toMatchObject({ state: 'ready', model: f.model, dtype: f.dtype, device });
+  // On wasm a 4-bit export's projections are computed as 8-bit integer products (int8-projections.ts): every one of them.
+  const fourBit = f.dtype === 'q4' || f.dtype === 'q4f16';
+  if (device === 'wasm' && fourBit) expect(run.status.int8Projections, `${name}: projections rewritten`).toBe(PROJECTIONS[f.model]);
+  else expect(run.status.int8Projections, `${name}: nothing rewritten`).toBe(0);
 
   // Prefix sharing: the decision fed its state once, then each question's own tokens and label
   // rows (usage: input = state + questions; output = per question 1 root position + label rows).

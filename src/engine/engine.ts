@@ -80,7 +80,7 @@ export class Engine implements EngineApi {
   /** Resolves with what happened once the WebGPU device the model runs on is lost. */
   #deviceLoss: Promise<string> | null = null;
   #loading: Promise<LanguageModel> | null = null;
-  #status: Omit<EngineStatus, 'prefixCache'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 } };
+  #status: Omit<EngineStatus, 'prefixCache'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, int8Projections: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 } };
 
   constructor(config: EngineConfig) {
     this.#config = config;
@@ -173,6 +173,7 @@ export class Engine implements EngineApi {
       contextLength: lm.contextLength,
       threads: lm.device === 'cpu' ? null : configuredThreads(),
       adapter: resolved.adapter,
+      int8Projections: lm.int8Projections,
       error: null,
       counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
     };

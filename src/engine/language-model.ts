@@ -40,6 +40,8 @@ export class LanguageModel {
   forwardCalls = 0;
   /** Passes whose KV cache stayed in wasm memory (resident-outputs.ts); 0 where outputs are copied. */
   residentPasses = 0;
+  /** 4-bit projections its load rewrote into 8-bit integer products (session-rewrites.ts; EngineStatus.int8Projections). */
+  int8Projections = 0;
   /** Every tensor made here or returned by the model, counted until disposed (EngineStatus.counters.liveTensors). */
   readonly ledger = new TensorLedger();
   /** Set by the engine that serves this model. */

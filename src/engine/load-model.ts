@@ -171,8 +171,9 @@ export async function loadLanguageModel(
     const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
     // In the browser: each weight copied into wasm memory once, logits computed for the rows read
     // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
-    const loaded = handoff ? (await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device))).value : await fromPretrained();
-    lm = new LanguageModel(model, loaded, tokenizer, device, dtype);
+    const rewritten = handoff ? await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device)) : null;
+    lm = new LanguageModel(model, rewritten ? rewritten.value : await fromPretrained(), tokenizer, device, dtype);
+    lm.int8Projections = rewritten?.report.int8Projections ?? 0;
     await probe(lm);
     if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);
     return lm;

@@ -68,6 +68,7 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
     device: null,
     dtype: null,
     contextLength: null,
+    int8Projections: null,
     threads: null,
     adapter: null,
     error: null,

@@ -33,6 +33,12 @@ export interface EngineStatus {
   threads: number | null;
   /** The WebGPU adapter's description, where one was found. */
   adapter: string | null;
+  /**
+   * 4-bit projections the load rewrote into 8-bit integer products: on wasm, whose onnxruntime has
+   * no 4-bit kernel (src/engine/int8-projections.ts, docs/threads.md "q4 on wasm"). 0 where none
+   * (every other format or device), null before a load.
+   */
+  int8Projections: number | null;
   /** Tokens the model has read and forward passes run since it loaded: prefill work made observable. */
   counters: {
     tokensFed: number;
