@@ -19,7 +19,7 @@ export interface SessionRewriteReport {
   logitsToKeep: number;
   /** 4-bit projections rewritten to 8-bit integer products (int8-projections.ts; wasm only). */
   int8Projections: number;
-  /** Bytes of model files released as soon as their session existed (release-buffer.ts). */
+  /** Bytes of model files (and of the int8 weights made from them) released as soon as their session existed (release-buffer.ts). */
   released: number;
   /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted. */
   collected: boolean | null;

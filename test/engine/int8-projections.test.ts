@@ -20,6 +20,7 @@ import { generateModels } from '../../scripts/models/generate-models.ts';
 import { DataType, GraphBuilder, bytesOf } from '../../scripts/models/onnx-graph.ts';
 import { dequantizeQ4, quantizeQ4 } from '../../scripts/models/quantize-q4.ts';
 import { float16ToNumber } from '../../src/engine/float16.ts';
+import { externalizeWeights } from '../../src/engine/externalize-weights.ts';
 import { INT8_WEIGHTS, int8Projections, requantize } from '../../src/engine/int8-projections.ts';
 import { seededRandom } from '../../src/engine/seeded-random.ts';
 import { withSessionRewrites } from '../../src/engine/session-rewrites.ts';
@@ -189,6 +190,27 @@ describe('a rewritten MatMulNBits', () => {
     g.floatInit('w', [4, 2], new Float32Array(8));
     g.output(g.op('MatMul', [x, 'w'], 'mm'), DataType.FLOAT, [1, 2]);
     expect(int8Projections(g.toModelProto({ irVersion: 8, opset: 17, producerName: 't', producerVersion: '1' }).toBytes(), () => null)).toBeNull();
+  });
+});
+
+describe('a q4 export whose weights are external data (the hub layout of larger models)', () => {
+  it('reads the 4-bit weights from the mounted file and computes what the single-file export does', async () => {
+    const dir = join(GENERATED, TINY);
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as Record<string, number>;
+    const kv = { kvHeads: config['num_key_value_heads']!, headDim: config['hidden_size']! / config['num_attention_heads']! };
+    const file = () => new Uint8Array(readFileSync(join(dir, 'onnx', 'model_q4.onnx')));
+    const factory = ort.InferenceSession;
+    // model_q4.onnx + model_q4.onnx_data: the graph names the data file; the data is the original file's bytes.
+    const data = file();
+    const graph = externalizeWeights(data, 'model_q4.onnx_data')!.graph;
+    const external = await withSessionRewrites(factory, () => factory.create(graph, { externalData: [{ path: 'model_q4.onnx_data', data }] }), null, { int8Projections: true });
+    const inline = await withSessionRewrites(factory, () => factory.create(file(), {}), null, { int8Projections: true });
+    expect(external.report.int8Projections).toBe(14);
+    expect(external.report.sessions).toBe(0); // already external: not externalized again
+    const ids = [1, 17, 42, 7, 99];
+    expect(await promptLogits(ort, external.value, ids, kv, false)).toEqual(await promptLogits(ort, inline.value, ids, kv, false));
+    await external.value.release();
+    await inline.value.release();
   });
 });
 
