@@ -238,16 +238,8 @@ export function requantize(p: Pick<Projection, 'k' | 'n' | 'blockSize' | 'q' | '
   }
 }
 
-/**
- * `model` with its MatMulNBits rewritten to 8-bit integer products, reading the weights of
- * external-data initializers through `external` (a mounted file's bytes by its location); null
- * when it has none this can rewrite (or an operator set older than 11, which lacks Round).
- */
-export function int8Projections(model: Uint8Array, external: (location: string) => Uint8Array | null): Int8Rewrite | null {
-  const graphField = graphFieldOf(model);
-  const opset = defaultOpset(model);
-  if (!graphField || opset < 11) return null;
-  const graphFields = [...fields(model, graphField.payloadStart, graphField.end)];
+/** A graph's initializers (by name and by field), nodes, and how many nodes read each value (graph inputs: read from outside). */
+function readGraph(model: Uint8Array, graphFields: Field[], external: (location: string) => Uint8Array | null) {
   const tensors = new Map<string, Tensor>();
   const nodes = new Map<Field, NodeInfo>();
   const initializers = new Map<Field, string>();
@@ -268,6 +260,59 @@ export function int8Projections(model: Uint8Array, external: (location: string) 
       if (name) readers.set(text(model, name), Infinity);
     }
   }
+  return { tensors, nodes, initializers, readers };
+}
+
+interface RoundedRows {
+  x8: string;
+  rowScale: string;
+}
+
+/** Writes the nodes that round each row of `input` to 8 bits (float16 input cast to float32 first), named under `at`. */
+function roundRows(graph: Pieces, input: string, at: string, half: boolean, opset: number): RoundedRows {
+  const x = half ? `${at}float` : input;
+  if (half) graph.bytesField(GRAPH_NODE, node('Cast', [input], x, [intAttribute('to', TensorType.FLOAT)]));
+  graph.bytesField(GRAPH_NODE, node('Abs', [x], `${at}abs`));
+  graph.bytesField(
+    GRAPH_NODE,
+    opset >= 18
+      ? node('ReduceMax', [`${at}abs`, `${P}last_axis`], `${at}abs_max`, [intAttribute('keepdims', 1)])
+      : node('ReduceMax', [`${at}abs`], `${at}abs_max`, [intsAttribute('axes', [-1]), intAttribute('keepdims', 1)]),
+  );
+  graph.bytesField(GRAPH_NODE, node('Mul', [`${at}abs_max`, `${P}inverse_levels`], `${at}scale_raw`));
+  graph.bytesField(GRAPH_NODE, node('Max', [`${at}scale_raw`, `${P}tiny`], `${at}scale`));
+  graph.bytesField(GRAPH_NODE, node('Div', [x, `${at}scale`], `${at}scaled`));
+  graph.bytesField(GRAPH_NODE, node('Round', [`${at}scaled`], `${at}rounded`));
+  graph.bytesField(GRAPH_NODE, node('Add', [`${at}rounded`, `${P}offset`], `${at}offset`));
+  graph.bytesField(GRAPH_NODE, node('Cast', [`${at}offset`], `${at}x8`, [intAttribute('to', TensorType.UINT8)]));
+  return { x8: `${at}x8`, rowScale: `${at}scale` };
+}
+
+/** Writes a projection's integer product, scaled back (and cast back to float16, and biased, where the original was), and its weights' initializers. */
+function writeProduct(graph: Pieces, p: Projection, rows: RoundedRows, at: string): void {
+  const y = p.node.outputs[0]!;
+  const unbiased = p.bias ? `${at}unbiased` : y;
+  graph.bytesField(GRAPH_NODE, node('MatMulInteger', [rows.x8, `${at}w8`, `${P}zero_point`], `${at}product`));
+  graph.bytesField(GRAPH_NODE, node('Cast', [`${at}product`], `${at}float`, [intAttribute('to', TensorType.FLOAT)]));
+  graph.bytesField(GRAPH_NODE, node('Mul', [`${at}float`, rows.rowScale], `${at}rows`));
+  graph.bytesField(GRAPH_NODE, node('Mul', [`${at}rows`, `${at}columns`], p.half ? `${at}product32` : unbiased));
+  if (p.half) graph.bytesField(GRAPH_NODE, node('Cast', [`${at}product32`], unbiased, [intAttribute('to', TensorType.FLOAT16)]));
+  if (p.bias) graph.bytesField(GRAPH_NODE, node('Add', [unbiased, p.bias], y));
+  graph.bytesField(GRAPH_INITIALIZER, externalTensor(`${at}w8`, TensorType.INT8, [p.k, p.n], INT8_WEIGHTS, p.weightsAt, p.k * p.n));
+  graph.bytesField(GRAPH_INITIALIZER, externalTensor(`${at}columns`, TensorType.FLOAT, [p.n], INT8_WEIGHTS, p.scalesAt, p.n * 4));
+}
+
+/**
+ * `model` with its MatMulNBits rewritten to 8-bit integer products, reading the weights of
+ * external-data initializers through `external` (a mounted file's bytes by its location); null
+ * when it has none this can rewrite (or an operator set older than 11, which lacks Round).
+ */
+export function int8Projections(model: Uint8Array, external: (location: string) => Uint8Array | null): Int8Rewrite | null {
+  const graphField = graphFieldOf(model);
+  const opset = defaultOpset(model);
+  if (!graphField || opset < 11) return null;
+  const graphFields = [...fields(model, graphField.payloadStart, graphField.end)];
+  const { tensors, nodes, initializers, readers } = readGraph(model, graphFields, external);
 
   // Lay out the new buffer: each projection's int8 weights, then its column scales.
   const projections = new Map<NodeInfo, Projection>();
@@ -287,55 +332,26 @@ export function int8Projections(model: Uint8Array, external: (location: string) 
   }
 
   // What only the rewritten nodes read goes.
-  const dropped = new Set<string>();
   const uses = new Map<string, number>();
   for (const p of projections.values()) for (const i of p.node.inputs.slice(1, 4)) if (i) uses.set(i, (uses.get(i) ?? 0) + 1);
-  for (const [name, count] of uses) if (readers.get(name) === count) dropped.add(name);
+  const dropped = new Set([...uses].filter(([name, count]) => readers.get(name) === count).map(([name]) => name));
 
   const graph = new Pieces();
-  const quantized = new Map<string, { x8: string; rowScale: string }>();
+  const rounded = new Map<string, RoundedRows>();
   let index = 0;
   for (const f of graphFields) {
+    if (dropped.has(initializers.get(f) ?? '')) continue;
     const n = f.number === GRAPH_NODE && f.wire === WIRE_BYTES ? nodes.get(f) : undefined;
     const p = n && projections.get(n);
-    if (dropped.has(initializers.get(f) ?? '')) continue;
     if (!p) {
       graph.push(model.subarray(f.start, f.end));
       continue;
     }
+    // The rows of an input shared by several projections are rounded once, before the first.
     const input = p.node.inputs[0]!;
-    let q = quantized.get(input);
-    if (!q) {
-      // The row's scale and its 8-bit values, once per input (float16 input cast to float32 first).
-      const at = `${P}x${quantized.size}/`;
-      const x = p.half ? `${at}float` : input;
-      if (p.half) graph.bytesField(GRAPH_NODE, node('Cast', [input], x, [intAttribute('to', TensorType.FLOAT)]));
-      const reduce =
-        opset >= 18
-          ? node('ReduceMax', [`${at}abs`, `${P}last_axis`], `${at}abs_max`, [intAttribute('keepdims', 1)])
-          : node('ReduceMax', [`${at}abs`], `${at}abs_max`, [intsAttribute('axes', [-1]), intAttribute('keepdims', 1)]);
-      graph.bytesField(GRAPH_NODE, node('Abs', [x], `${at}abs`));
-      graph.bytesField(GRAPH_NODE, reduce);
-      graph.bytesField(GRAPH_NODE, node('Mul', [`${at}abs_max`, `${P}inverse_levels`], `${at}scale_raw`));
-      graph.bytesField(GRAPH_NODE, node('Max', [`${at}scale_raw`, `${P}tiny`], `${at}scale`));
-      graph.bytesField(GRAPH_NODE, node('Div', [x, `${at}scale`], `${at}scaled`));
-      graph.bytesField(GRAPH_NODE, node('Round', [`${at}scaled`], `${at}rounded`));
-      graph.bytesField(GRAPH_NODE, node('Add', [`${at}rounded`, `${P}offset`], `${at}offset`));
-      graph.bytesField(GRAPH_NODE, node('Cast', [`${at}offset`], `${at}x8`, [intAttribute('to', TensorType.UINT8)]));
-      q = { x8: `${at}x8`, rowScale: `${at}scale` };
-      quantized.set(input, q);
-    }
-    const at = `${P}p${index++}/`;
-    const y = p.node.outputs[0]!;
-    graph.bytesField(GRAPH_NODE, node('MatMulInteger', [q.x8, `${at}w8`, `${P}zero_point`], `${at}product`));
-    graph.bytesField(GRAPH_NODE, node('Cast', [`${at}product`], `${at}float`, [intAttribute('to', TensorType.FLOAT)]));
-    graph.bytesField(GRAPH_NODE, node('Mul', [`${at}float`, q.rowScale], `${at}rows`));
-    const product = p.half ? `${at}product32` : p.bias ? `${at}unbiased` : y;
-    graph.bytesField(GRAPH_NODE, node('Mul', [`${at}rows`, `${at}columns`], product));
-    if (p.half) graph.bytesField(GRAPH_NODE, node('Cast', [product], p.bias ? `${at}unbiased` : y, [intAttribute('to', TensorType.FLOAT16)]));
-    if (p.bias) graph.bytesField(GRAPH_NODE, node('Add', [`${at}unbiased`, p.bias], y));
-    graph.bytesField(GRAPH_INITIALIZER, externalTensor(`${at}w8`, TensorType.INT8, [p.k, p.n], INT8_WEIGHTS, p.weightsAt, p.k * p.n));
-    graph.bytesField(GRAPH_INITIALIZER, externalTensor(`${at}columns`, TensorType.FLOAT, [p.n], INT8_WEIGHTS, p.scalesAt, p.n * 4));
+    let rows = rounded.get(input);
+    if (!rows) rounded.set(input, (rows = roundRows(graph, input, `${P}x${rounded.size}/`, p.half, opset)));
+    writeProduct(graph, p, rows, `${P}p${index++}/`);
   }
   const scalar = (value: number) => new Uint8Array(Float32Array.of(value).buffer);
   graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${P}inverse_levels`, TensorType.FLOAT, [], scalar(1 / LEVELS)));
