@@ -19,11 +19,9 @@
  * GraphProto.initializer = 5; TensorProto.raw_data = 9, external_data = 13
  * (StringStringEntryProto: key 1, value 2), data_location = 14 (EXTERNAL = 1).
  */
-import { externalDataFields } from './onnx-messages.ts';
+import { externalDataFields, GRAPH_INITIALIZER, MODEL_GRAPH } from './onnx-messages.ts';
 import { fields, Pieces, readVarint, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 
-const MODEL_GRAPH = 7;
-const GRAPH_INITIALIZER = 5;
 const TENSOR_RAW_DATA = 9;
 const TENSOR_DATA_LOCATION = 14;
 const DATA_LOCATION_EXTERNAL = 1;
