@@ -85,9 +85,13 @@ describe('parseDecisionRequest: questions', () => {
     const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, noul]));
     expect(Object.keys(parseDecisionRequest({ ...valid, questions: many(limits.maxQuestions) }).questions)).toHaveLength(256);
     expectJevError(() => parseDecisionRequest({ ...valid, questions: many(limits.maxQuestions + 1) }), 'invalid_request', 400, 'questions');
-    const t0 = performance.now();
-    const err = expectJevError(() => parseDecisionRequest({ ...valid, questions: many(10_000) }), 'invalid_request', 400, 'questions');
-    expect(performance.now() - t0).toBeLessThan(250);
+    // "fast" by construction, not by a clock: the count is refused before any question is read, so none of
+    // 10,000 getters runs (a wall-clock bound flakes on a loaded machine; speed is the bench's business)
+    let read = 0;
+    const counted: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++) Object.defineProperty(counted, `q${i}`, { enumerable: true, get: () => (read++, noul) });
+    const err = expectJevError(() => parseDecisionRequest({ ...valid, questions: counted }), 'invalid_request', 400, 'questions');
+    expect(read).toBe(0);
     expect(err.message).toMatch(/at most 256 questions, got 10000/);
   });
 

