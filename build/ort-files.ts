@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'vite';
-import { ORT_FILE_NAMES } from '../src/engine/ort-build.ts';
+import { ORT_FILE_NAMES } from '../src/engine/runtime/ort-build.ts';
 
-// Every build the engine may choose (src/engine/ort-build.ts): the browser picks one at run time.
+// Every build the engine may choose (src/engine/runtime/ort-build.ts): the browser picks one at run time.
 const FILES = ORT_FILE_NAMES;
 
 /**

@@ -9,7 +9,7 @@
  * decode step of a 135M model (36.5 MiB of KV each way). With the patch:
  *
  * - while `globalThis.__ortResidentOutputs` is true (the engine sets it around its own passes
- *   only: src/engine/resident-outputs.ts), and the wasm memory is shared (a cross-origin-isolated
+ *   only: src/engine/runtime/resident-outputs.ts), and the wasm memory is shared (a cross-origin-isolated
  *   page: its buffer survives growth), each CPU output is returned as a typed-array VIEW over the
  *   wasm heap; its OrtValue is kept and released when the tensor is disposed (Tensor.dispose →
  *   the tensor's disposer, the mechanism onnxruntime-web already uses for GPU outputs);
@@ -23,7 +23,7 @@
  *
  * To drop it: when onnxruntime-web can keep outputs in wasm memory itself (an output location for
  * the wasm backend, as 'gpu-buffer' is for WebGPU; see docs/threads.md), remove this file, the
- * `postinstall` line, src/engine/resident-outputs.ts's flag, and use that option instead.
+ * `postinstall` line, src/engine/runtime/resident-outputs.ts's flag, and use that option instead.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -78,7 +78,7 @@ const Q4: Bounds = { prob: 0.75, logprob: 2.5, split: 1.5 };
 const SAME: Bounds = { prob: 1e-4, logprob: 1e-4, split: 2e-4 };
 /**
  * q4f16 against its twin on wasm, where a load rewrites 4-bit products into 8-bit integer ones
- * (src/engine/int8-projections.ts): each row of activations is rounded to 8 bits, and float16's
+ * (src/engine/graph/int8-projections.ts): each row of activations is rounded to 8 bits, and float16's
  * rounding of the activations moves some of them across a step. Measured 2026-11-25 (max|Δp|,
  * max|Δ log answer mass|, greedy max|Δ logprob|, gap where the paths part): q4f16 vs q4 1.3e-2,
  * 7.4e-2, 8.9e-2, 0.10 (8/10 agree); GQA q4f16 vs q4f16 6.2e-3, 8.0e-2, 0.10 (10/10).

@@ -4,7 +4,7 @@ import { expect, test, type Browser } from '@playwright/test';
 import { DIST, MIRROR } from './support/env.ts';
 import { startStatic } from './support/static-server.ts';
 
-// onnxruntime-web's build (src/engine/ort-build.ts): JSPI where the browser has it, asyncify where
+// onnxruntime-web's build (src/engine/runtime/ort-build.ts): JSPI where the browser has it, asyncify where
 // it does not. Chromium has JSPI and no switch turns it off, so the browser without it is made by
 // serving the built app with `delete WebAssembly.Suspending` at the top of the engine worker's script.
 

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { externalDataFiles } from '../src/engine/external-data.ts';
+import { externalDataFiles } from '../src/engine/load/external-data.ts';
 
 export const DTYPE_FILES: Record<string, string> = {
   fp32: 'onnx/model.onnx',

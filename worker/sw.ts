@@ -5,7 +5,7 @@ import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { withIsolationHeaders } from '../src/http/isolation.ts';
-import { isOtherBuildFile } from '../src/engine/ort-build.ts';
+import { isOtherBuildFile } from '../src/engine/runtime/ort-build.ts';
 import { installServiceWorkerRelay } from '../src/http/sw-relay.ts';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };

@@ -15,7 +15,7 @@
  *
  * A format the engine refuses at load time (`model_load_failed`: the device cannot run it) is a row
  * with status 'refused' and the engine's reason. `dtype: auto`'s preference
- * (src/engine/dtype-preference.ts) is read from these rows.
+ * (src/engine/load/dtype-preference.ts) is read from these rows.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DTYPE_FILES } from '../../src/engine/load-model.ts';
-import type { Dtype } from '../../src/engine/language-model.ts';
+import { DTYPE_FILES } from '../../src/engine/load/load-model.ts';
+import type { Dtype } from '../../src/engine/model/language-model.ts';
 
 /**
  * The bytes of a model's weights as one dtype loads them: its ONNX graph plus the graph's external

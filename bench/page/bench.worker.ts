@@ -8,15 +8,15 @@
 import * as Comlink from 'comlink';
 import { Tensor, TextGenerationPipeline, TextStreamer, env } from '@huggingface/transformers';
 import type { ChatCompletionChunk, Question } from '../../src/contract/index.ts';
-import { chatPromptIds } from '../../src/engine/chat-prompt.ts';
-import { promptFrame, questionBlock } from '../../src/engine/decision-prompt.ts';
+import { chatPromptIds } from '../../src/engine/chat/chat-prompt.ts';
+import { promptFrame, questionBlock } from '../../src/engine/decision/decision-prompt.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { IntegrityCache } from '../../src/engine/integrity-cache.ts';
-import type { KvCache } from '../../src/engine/kv-cache.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
-import { planQuestion } from '../../src/engine/question-plan.ts';
+import { IntegrityCache } from '../../src/engine/load/integrity-cache.ts';
+import type { KvCache } from '../../src/engine/model/kv-cache.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
+import { planQuestion } from '../../src/engine/decision/question-plan.ts';
 import type { DeviceChoice, DtypeChoice, EngineStatus } from '../../src/protocol/engine-api.ts';
-import { floatsOf } from '../../src/engine/float16.ts';
+import { floatsOf } from '../../src/engine/runtime/float16.ts';
 import { installGpuMeter } from './gpu-meter.ts';
 import { proseOfTokens, questionPool } from './texts.ts';
 
@@ -283,7 +283,7 @@ const api = {
       },
     });
     // Chat models get the messages (the pipeline applies the template); a model without a
-    // template gets the same plain transcript the engine writes (src/engine/chat-prompt.ts).
+    // template gets the same plain transcript the engine writes (src/engine/chat/chat-prompt.ts).
     const template = (m.tokenizer as unknown as { chat_template?: unknown }).chat_template;
     const input = typeof template === 'string' && template ? messages : plainTranscript(messages);
     const extra = typeof input === 'string' ? { add_special_tokens: true } : {};

@@ -1,5 +1,5 @@
 import type { Question } from '../../src/contract/index.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 /**
  * Deterministic inputs for the bench: prose of an exact token length, and a fixed pool of

@@ -18,7 +18,7 @@
  * (scripts/models/gguf-quant.ts). The two runtimes still round differently: llama.cpp quantizes the
  * activations to Q8_0 blocks (32 values, symmetric int8) for its Q4_0 and Q8_0 dot products, where
  * the engine on wasm rewrites q4's MatMulNBits into int8 products over activations rounded per row
- * (src/engine/int8-projections.ts) and its q8 graph quantizes each activation tensor to uint8 with
+ * (src/engine/graph/int8-projections.ts) and its q8 graph quantizes each activation tensor to uint8 with
  * one scale (DynamicQuantizeLinear). So the bound is wider (QUANT_BOUNDS,
  * measured), and greedy tokens must agree up to the first near-tie (`min_top2_gap` shows how close).
  *

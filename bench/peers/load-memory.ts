@@ -5,7 +5,7 @@
  *
  * Each load runs in a fresh peers page, as the peer rows' engine side does (bench/peers/page).
  * Printed per load: whether the load's collection prompt saw the released file buffers collected
- * (`SessionRewriteReport.collected`, src/engine/collection-prompt.ts), and the renderer's
+ * (`SessionRewriteReport.collected`, src/engine/load/collection-prompt.ts), and the renderer's
  * resident set at the load's end and every half second for 3 s after it (MiB). A file buffer not
  * collected shows as the file's size more, kept until something else starts a full collection.
  */

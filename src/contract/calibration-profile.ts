@@ -8,7 +8,7 @@
  * - `fit`: the map from the engine's probabilities to calibrated ones. `temperature` (choice and
  *   score): p'ᵢ ∝ pᵢ^(1/T). `platt` (noul): p'(true) = σ(a · logit p(true) + b). `identity`.
  * - `conformal`: the nonconformity scores 1 − p'(expected answer) of held-out labelled items,
- *   ascending, for split-conformal prediction sets (see src/engine/calibration.ts).
+ *   ascending, for split-conformal prediction sets (see src/engine/decision/calibration.ts).
  * - `holdout`: what the fit did on the held-out items (reported, not used).
  */
 import './zod-config.ts';

@@ -10,12 +10,12 @@ import {
 } from '../contract/index.ts';
 import type { CallHandle, DebugAction, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
-import { complete } from './chat.ts';
-import { refuseFarPastContext } from './context-bound.ts';
-import { decide } from './decide.ts';
-import type { Dtype, LanguageModel } from './language-model.ts';
-import { httpSource, type CheckedModelSource } from './http-source.ts';
-import { deviceMayFallBack, loadFailure, loadFailureReason, originOf, statusFailure } from './load-failure.ts';
+import { complete } from './chat/chat.ts';
+import { refuseFarPastContext } from './model/context-bound.ts';
+import { decide } from './decision/decide.ts';
+import type { Dtype, LanguageModel } from './model/language-model.ts';
+import { httpSource, type CheckedModelSource } from './load/http-source.ts';
+import { deviceMayFallBack, loadFailure, loadFailureReason, originOf, statusFailure } from './load/load-failure.ts';
 import {
   chooseDtype,
   DTYPE_FILES,
@@ -27,16 +27,16 @@ import {
   workingDtypes,
   type ModelSource,
   type ResolvedDevice,
-} from './load-model.ts';
-import { modelVersion } from './model-version.ts';
-import { PassGate } from './pass-gate.ts';
-import { PriorCache } from './prior-cache.ts';
-import { defaultPrefixCacheBytes, PrefixCache } from './prefix-cache.ts';
-import { isAllocationFailure } from './allocation-failure.ts';
-import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './runtime-env.ts';
-import { TaskQueue } from './task-queue.ts';
-import { MODEL_CACHE } from './integrity-cache.ts';
-import { webgpuDevice, type GpuDeviceLike } from './webgpu-device.ts';
+} from './load/load-model.ts';
+import { modelVersion } from './model/model-version.ts';
+import { PassGate } from './runtime/pass-gate.ts';
+import { PriorCache } from './decision/prior-cache.ts';
+import { defaultPrefixCacheBytes, PrefixCache } from './model/prefix-cache.ts';
+import { isAllocationFailure } from './runtime/allocation-failure.ts';
+import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './load/runtime-env.ts';
+import { TaskQueue } from './runtime/task-queue.ts';
+import { MODEL_CACHE } from './load/integrity-cache.ts';
+import { webgpuDevice, type GpuDeviceLike } from './runtime/webgpu-device.ts';
 
 export interface EngineConfig {
   runtime: RuntimeConfig;

@@ -2,7 +2,7 @@
  * Fitting a calibration profile from labelled observations (docs/evaluation.md, "Fitted
  * calibration"): per question a temperature (choice, score) or Platt scaling (noul), fitted by
  * maximum likelihood on one part of the items, checked on the held-out rest, whose nonconformity
- * scores then calibrate split-conformal prediction sets. The maps are src/engine/calibration.ts's,
+ * scores then calibrate split-conformal prediction sets. The maps are src/engine/decision/calibration.ts's,
  * the very functions the engine applies a profile with.
  */
 import {
@@ -13,9 +13,9 @@ import {
   type QuestionFit,
   type QuestionProfile,
 } from '../contract/index.ts';
-import { applyFit, conformalThreshold, logit, nonconformity, predictionSet, sigmoid } from '../engine/calibration.ts';
+import { applyFit, conformalThreshold, logit, nonconformity, predictionSet, sigmoid } from '../engine/decision/calibration.ts';
 import { expectedCalibrationError, logLoss } from './metrics.ts';
-import { seededPermutation } from '../engine/seeded-random.ts';
+import { seededPermutation } from '../engine/runtime/seeded-random.ts';
 import type { Observation } from './types.ts';
 
 /** The inverse temperature β = 1 / T is searched in [1/100, 100]. */

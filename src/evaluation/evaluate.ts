@@ -12,7 +12,7 @@ import {
   type DecisionResponse,
   type Question,
 } from '../contract/index.ts';
-import { conformalThreshold, nonconformity, predictionSet } from '../engine/calibration.ts';
+import { conformalThreshold, nonconformity, predictionSet } from '../engine/decision/calibration.ts';
 import { fitProfile, splitItems, byKey } from './calibration-fit.ts';
 import { DatasetError } from './dataset-error.ts';
 import { expectedLabel } from './dataset-label.ts';

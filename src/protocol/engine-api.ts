@@ -35,7 +35,7 @@ export interface EngineStatus {
   adapter: string | null;
   /**
    * 4-bit projections the load rewrote into 8-bit integer products: on wasm, whose onnxruntime has
-   * no 4-bit kernel (src/engine/int8-projections.ts, docs/threads.md "q4 on wasm"). 0 where none
+   * no 4-bit kernel (src/engine/graph/int8-projections.ts, docs/threads.md "q4 on wasm"). 0 where none
    * (every other format or device), null before a load.
    */
   int8Projections: number | null;

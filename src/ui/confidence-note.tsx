@@ -2,7 +2,7 @@
  * Explains an answer's confidence where it is shown (issue 17, item 2). Confidence is not the top
  * probability: it is how sharply the probabilities single out an answer, times the answer mass,
  * the share of the model's next-token probability that fell on the allowed answers at all (see
- * src/engine/confidence.ts). A weak model can put almost none of its mass there; the probabilities
+ * src/engine/decision/confidence.ts). A weak model can put almost none of its mass there; the probabilities
  * are then renormalised over a sliver, and "account 100.0 %" beside "Confidence 0.0 %" is right.
  */
 import type { QuestionType } from '../contract/index.ts';

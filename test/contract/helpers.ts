@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { JevError } from '../../src/contract/index.ts';
 import type { ErrorCode } from '../../src/contract/index.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 /** Runs `f`, expects a JevError with exactly this code, status and param, and returns it. */
 export function expectJevError(f: () => unknown, code: ErrorCode, status: number, param: string | null): JevError {
@@ -19,5 +19,5 @@ export function expectJevError(f: () => unknown, code: ErrorCode, status: number
   return err;
 }
 
-/** The project's seeded generator (src/engine/seeded-random.ts). */
+/** The project's seeded generator (src/engine/runtime/seeded-random.ts). */
 export const rng = seededRandom;

@@ -17,10 +17,10 @@ import {
   type Question,
   type QuestionFit,
 } from '../../src/contract/index.ts';
-import { promptFrame } from '../../src/engine/decision-prompt.ts';
+import { promptFrame } from '../../src/engine/decision/decision-prompt.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
-import { planQuestion } from '../../src/engine/question-plan.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
+import { planQuestion } from '../../src/engine/decision/question-plan.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { localClient } from '../support/local-client.ts';
 import { testModels } from '../support/models.ts';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatMessage } from '../../src/contract/index.ts';
-import { chatPromptIds } from '../../src/engine/chat-prompt.ts';
+import { chatPromptIds } from '../../src/engine/chat/chat-prompt.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
-import { argmax } from '../../src/engine/sampler.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
+import { argmax } from '../../src/engine/chat/sampler.ts';
 import { loadEngine, skipMessage, testModels } from '../support/models.ts';
 import { referenceLogProbs } from '../support/reference.ts';
 

@@ -1,11 +1,11 @@
 /**
- * The collection prompt (src/engine/collection-prompt.ts): allocating buffers that are never
+ * The collection prompt (src/engine/load/collection-prompt.ts): allocating buffers that are never
  * written makes V8 collect garbage, which nothing else in an idle worker does. An object reachable
  * only through a WeakRef is the witness: it is gone after the prompt, and (the control, so that
  * the test can fail) still there after as many turns of the event loop without it.
  */
 import { describe, expect, it } from 'vitest';
-import { CollectionWitness, promptCollection } from '../../src/engine/collection-prompt.ts';
+import { CollectionWitness, promptCollection } from '../../src/engine/load/collection-prompt.ts';
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Question } from '../../src/contract/index.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
 import { fullPrompt, splitAtDivergence } from '../support/full-prompt.ts';
 import { GENERATED, loadEngine, testModels } from '../support/models.ts';
 import { referenceAnswerProbabilities } from '../support/reference.ts';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisionResponseSchema, type DecisionRequest, type Question } from '../../src/contract/index.ts';
-import { promptFrame, questionBlock } from '../../src/engine/decision-prompt.ts';
+import { promptFrame, questionBlock } from '../../src/engine/decision/decision-prompt.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
-import { planQuestion } from '../../src/engine/question-plan.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
+import { planQuestion } from '../../src/engine/decision/question-plan.ts';
 import { loadEngine, skipMessage, testModels } from '../support/models.ts';
 import { referenceAnswerProbabilities } from '../support/reference.ts';
 

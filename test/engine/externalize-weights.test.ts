@@ -1,6 +1,6 @@
 /**
- * The load-time rewrite of inline weights into external data (src/engine/externalize-weights.ts)
- * and the session factory around it (src/engine/session-rewrites.ts):
+ * The load-time rewrite of inline weights into external data (src/engine/graph/externalize-weights.ts)
+ * and the session factory around it (src/engine/load/session-rewrites.ts):
  *
  * - checked against an independent ONNX decoder (onnx-proto): the rewritten model has the same
  *   nodes, inputs, outputs and initializers (names, types, shapes), every moved initializer
@@ -16,8 +16,8 @@ import onnxProto from 'onnx-proto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
 import { TINY_RANDOM_LLAMA as SPEC } from '../../scripts/models/specs.ts';
-import { externalizeWeights, MIN_EXTERNAL_BYTES } from '../../src/engine/externalize-weights.ts';
-import { INLINE_WEIGHTS, withSessionRewrites } from '../../src/engine/session-rewrites.ts';
+import { externalizeWeights, MIN_EXTERNAL_BYTES } from '../../src/engine/graph/externalize-weights.ts';
+import { INLINE_WEIGHTS, withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
 import { loadOrtWeb, promptLogits, type OrtSession, type OrtWeb } from '../support/ort-web.ts';
 
 const ONNX = join(DEFAULT_MODELS_DIR, SPEC.name, 'onnx');

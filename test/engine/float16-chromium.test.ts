@@ -1,5 +1,5 @@
 /**
- * The engine's binary16 reader and writer (src/engine/float16.ts) against the browser's own:
+ * The engine's binary16 reader and writer (src/engine/runtime/float16.ts) against the browser's own:
  * Chromium's native `Float16Array` (the array type onnxruntime-web hands float16 tensors over in
  * there) decodes all 65,536 bit patterns, and rounds 20,000 numbers across the whole range
  * (subnormals, overflow, ties), exactly as float16.ts does in Node. Skipped where no Chromium is
@@ -8,7 +8,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
-import { decodeFloat16Bits, numberToFloat16 } from '../../src/engine/float16.ts';
+import { decodeFloat16Bits, numberToFloat16 } from '../../src/engine/runtime/float16.ts';
 
 
 let browser: Browser;

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Tensor } from '@huggingface/transformers';
-import { numberToFloat16 } from '../../src/engine/float16.ts';
-import { emptyCache, KvCache } from '../../src/engine/kv-cache.ts';
-import { LanguageModel } from '../../src/engine/language-model.ts';
-import { TensorLedger } from '../../src/engine/tensor-ledger.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { numberToFloat16 } from '../../src/engine/runtime/float16.ts';
+import { emptyCache, KvCache } from '../../src/engine/model/kv-cache.ts';
+import { LanguageModel } from '../../src/engine/model/language-model.ts';
+import { TensorLedger } from '../../src/engine/runtime/tensor-ledger.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 /** What logitsAt reads of a tensor: its dims, type and data (no onnxruntime involved). */
 const fake = (type: string, data: unknown, dims: number[]) => ({ type, data, dims }) as unknown as Tensor;
@@ -112,7 +112,7 @@ describe('logits in a Float16Array (as onnxruntime-web returns them in Chromium)
       data = new StandIn(bits);
     }
     vi.resetModules();
-    const { LanguageModel: LM } = await import('../../src/engine/language-model.ts');
+    const { LanguageModel: LM } = await import('../../src/engine/model/language-model.ts');
     const t16 = fake('float16', data, [1, rows, vocab]);
     const t32 = fake('float32', values, [1, rows, vocab]);
     for (const pos of [0, 1]) {

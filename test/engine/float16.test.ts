@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as f16 from '../../src/engine/float16.ts';
+import * as f16 from '../../src/engine/runtime/float16.ts';
 
 /**
  * An independent binary16 decoder: moves the sign, exponent and fraction fields into a binary32
  * bit pattern and lets the platform read it (DataView), rather than computing with powers of two
- * as src/engine/float16.ts does. Subnormals are normalised by shifting the fraction.
+ * as src/engine/runtime/float16.ts does. Subnormals are normalised by shifting the fraction.
  */
 function reference(bits: number): number {
   const sign = (bits & 0x8000) << 16;
@@ -161,7 +161,7 @@ describe('floatsOf with Float16Array', () => {
   it('reads a Float16Array element by element, and its bits agree with the Uint16Array path', async () => {
     if (typeof (globalThis as { Float16Array?: unknown }).Float16Array === 'function') {
       // A runtime with the real thing: nothing to stand in for.
-      const mod = await import('../../src/engine/float16.ts');
+      const mod = await import('../../src/engine/runtime/float16.ts');
       const real = new (globalThis as unknown as { Float16Array: new (b: ArrayBuffer) => ArrayLike<number> }).Float16Array(Uint16Array.from([0x3c00, 0xc248]).buffer);
       expect(Array.from(mod.floatsOf({ type: 'float16', data: real }))).toEqual([1, -3.140625]);
       return;
@@ -181,7 +181,7 @@ describe('floatsOf with Float16Array', () => {
     }
     (globalThis as { Float16Array?: unknown }).Float16Array = StandIn;
     vi.resetModules();
-    const mod = await import('../../src/engine/float16.ts');
+    const mod = await import('../../src/engine/runtime/float16.ts');
     expect(mod.HAS_FLOAT16_ARRAY).toBe(true);
     const bits = Uint16Array.from([0x3c00, 0xc248, 0x0001, 0x7bff]);
     const standIn = new StandIn(bits);

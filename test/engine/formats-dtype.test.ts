@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { JevError } from '../../src/contract/index.ts';
-import { DTYPE_PREFERENCE, dtypePreference } from '../../src/engine/dtype-preference.ts';
-import { kvCacheType, type Dtype } from '../../src/engine/language-model.ts';
-import { chooseDtype, DTYPE_FILES, exporterDtype, missingOperator, offeredDtypes, workingDtypes, type ModelSource } from '../../src/engine/load-model.ts';
+import { DTYPE_PREFERENCE, dtypePreference } from '../../src/engine/load/dtype-preference.ts';
+import { kvCacheType, type Dtype } from '../../src/engine/model/language-model.ts';
+import { chooseDtype, DTYPE_FILES, exporterDtype, missingOperator, offeredDtypes, workingDtypes, type ModelSource } from '../../src/engine/load/load-model.ts';
 
 const ALL: Dtype[] = ['fp32', 'fp16', 'q8', 'q4', 'q4f16'];
 

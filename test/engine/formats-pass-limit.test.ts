@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tensor } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { floatsOf } from '../../src/engine/float16.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
-import { passAgreement, passLimit } from '../../src/engine/load-model.ts';
+import { floatsOf } from '../../src/engine/runtime/float16.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
+import { passAgreement, passLimit } from '../../src/engine/load/load-model.ts';
 import { GENERATED, loadEngine, TINY } from '../support/models.ts';
 
 /**

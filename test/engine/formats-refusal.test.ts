@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataType, GraphBuilder } from '../../scripts/models/onnx-graph.ts';
 import { JevError } from '../../src/contract/index.ts';
-import { missingOperator } from '../../src/engine/load-model.ts';
+import { missingOperator } from '../../src/engine/load/load-model.ts';
 import { GENERATED, loadEngine, TINY } from '../support/models.ts';
 
 /**

@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatMessage, type DecisionResponse, type Question } from '../../src/contract/index.ts';
-import { chatPromptIds } from '../../src/engine/chat-prompt.ts';
-import { promptFrame } from '../../src/engine/decision-prompt.ts';
+import { chatPromptIds } from '../../src/engine/chat/chat-prompt.ts';
+import { promptFrame } from '../../src/engine/decision/decision-prompt.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import type { Dtype, LanguageModel } from '../../src/engine/language-model.ts';
-import { DTYPE_FILES } from '../../src/engine/load-model.ts';
-import { planQuestion } from '../../src/engine/question-plan.ts';
+import type { Dtype, LanguageModel } from '../../src/engine/model/language-model.ts';
+import { DTYPE_FILES } from '../../src/engine/load/load-model.ts';
+import { planQuestion } from '../../src/engine/decision/question-plan.ts';
 import { cachedTensors, GENERATED, loadEngine, TINY } from '../support/models.ts';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * 4-bit projections as 8-bit integer products (src/engine/int8-projections.ts), run in
+ * 4-bit projections as 8-bit integer products (src/engine/graph/int8-projections.ts), run in
  * onnxruntime-web (the bundle the app ships, wasm, in Node):
  *
  * - `requantize` against an independent dequantization (scripts/models/quantize-q4.ts, and a
@@ -19,11 +19,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateModels } from '../../scripts/models/generate-models.ts';
 import { DataType, GraphBuilder, bytesOf } from '../../scripts/models/onnx-graph.ts';
 import { dequantizeQ4, quantizeQ4 } from '../../scripts/models/quantize-q4.ts';
-import { float16ToNumber } from '../../src/engine/float16.ts';
-import { externalizeWeights } from '../../src/engine/externalize-weights.ts';
-import { INT8_WEIGHTS, int8Projections, requantize } from '../../src/engine/int8-projections.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
-import { withSessionRewrites } from '../../src/engine/session-rewrites.ts';
+import { float16ToNumber } from '../../src/engine/runtime/float16.ts';
+import { externalizeWeights } from '../../src/engine/graph/externalize-weights.ts';
+import { INT8_WEIGHTS, int8Projections, requantize } from '../../src/engine/graph/int8-projections.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
+import { withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
 import { loadOrtWeb, type OrtWeb, promptLogits } from '../support/ort-web.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort, startModelHost, type ModelHost } from '../../e2e/support/model-host.ts';
 import { JevError } from '../../src/contract/index.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { externalDataFiles } from '../../src/engine/external-data.ts';
-import { httpSource } from '../../src/engine/http-source.ts';
-import { classifyLoadError, deviceMayFallBack, loadFailureReason, statusFailure, unansweredFailure, type Probe } from '../../src/engine/load-failure.ts';
-import { DTYPE_FILES } from '../../src/engine/load-model.ts';
+import { externalDataFiles } from '../../src/engine/load/external-data.ts';
+import { httpSource } from '../../src/engine/load/http-source.ts';
+import { classifyLoadError, deviceMayFallBack, loadFailureReason, statusFailure, unansweredFailure, type Probe } from '../../src/engine/load/load-failure.ts';
+import { DTYPE_FILES } from '../../src/engine/load/load-model.ts';
 import type { LoadOptions } from '../../src/protocol/engine-api.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 

@@ -4,9 +4,9 @@
 // model returns is observed at the model's forward.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Question } from '../../src/contract/index.ts';
-import { promptFrame } from '../../src/engine/decision-prompt.ts';
+import { promptFrame } from '../../src/engine/decision/decision-prompt.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import { LOGITS_BUDGET_BYTES, type LanguageModel } from '../../src/engine/language-model.ts';
+import { LOGITS_BUDGET_BYTES, type LanguageModel } from '../../src/engine/model/language-model.ts';
 import { outcomeDiff } from '../reliability/workload.ts';
 import { GENERATED, loadEngine } from '../support/models.ts';
 

@@ -1,5 +1,5 @@
 /**
- * `num_logits_to_keep` given at load (src/engine/logits-to-keep.ts), run in onnxruntime-web (the
+ * `num_logits_to_keep` given at load (src/engine/graph/logits-to-keep.ts), run in onnxruntime-web (the
  * bundle the app ships, wasm, in Node) against the original graph, for every generated export
  * (the Optimum-style Llama in every format, the GQA builder-style export, the five families) and
  * the real TinyStories-656K export: with k = 0 the logits of every row are bit for bit the
@@ -16,8 +16,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateModels } from '../../scripts/models/generate-models.ts';
-import { float16ToNumber } from '../../src/engine/float16.ts';
-import { keepLogitsRows, LOGITS_TO_KEEP } from '../../src/engine/logits-to-keep.ts';
+import { float16ToNumber } from '../../src/engine/runtime/float16.ts';
+import { keepLogitsRows, LOGITS_TO_KEEP } from '../../src/engine/graph/logits-to-keep.ts';
 import { GENERATED, TINY, TINYSTORIES, VENDORED } from '../support/models.ts';
 
 type Session = {

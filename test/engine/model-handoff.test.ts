@@ -1,6 +1,6 @@
 /**
  * Model files handed from the engine's fetch straight to `InferenceSession.create`
- * (src/engine/model-handoff.ts, model-fetch.ts, session-rewrites.ts), read by transformers.js' own
+ * (src/engine/load/model-handoff.ts, model-fetch.ts, session-rewrites.ts), read by transformers.js' own
  * `readResponse` (the function its `from_pretrained` reads every file with):
  *
  * - what transformers.js reads is a buffer of the file's length that holds the ticket and zeros
@@ -21,10 +21,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readResponse } from '../../node_modules/@huggingface/transformers/src/utils/hub/utils.js';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
 import { TINY_RANDOM_LLAMA as SPEC } from '../../scripts/models/specs.ts';
-import type { IntegrityCache } from '../../src/engine/integrity-cache.ts';
-import { currentHandoff, ModelHandoff, TICKET_MAGIC, withHandoff } from '../../src/engine/model-handoff.ts';
-import { modelFetch } from '../../src/engine/model-fetch.ts';
-import { withSessionRewrites } from '../../src/engine/session-rewrites.ts';
+import type { IntegrityCache } from '../../src/engine/load/integrity-cache.ts';
+import { currentHandoff, ModelHandoff, TICKET_MAGIC, withHandoff } from '../../src/engine/load/model-handoff.ts';
+import { modelFetch } from '../../src/engine/load/model-fetch.ts';
+import { withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
 import { byteSource, pattern } from '../support/byte-source.ts';
 import { loadOrtWeb, promptLogits, type OrtSession, type OrtWeb } from '../support/ort-web.ts';
 

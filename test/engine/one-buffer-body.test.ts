@@ -1,14 +1,14 @@
 /**
- * Response bodies in one buffer (src/engine/one-buffer-body.ts) and the fetch that reads model
- * files through them and the model cache (src/engine/model-fetch.ts): the bytes read are exactly
+ * Response bodies in one buffer (src/engine/load/one-buffer-body.ts) and the fetch that reads model
+ * files through them and the model cache (src/engine/load/model-fetch.ts): the bytes read are exactly
  * the bytes sent, whatever the chunking and whatever the announced size; every view handed out
  * lies in one buffer, in order; the buffer is released once read, or when the reader cancels; a
  * store that refuses the bytes fails the read.
  */
 import { describe, expect, it } from 'vitest';
-import { bufferBody, oneBufferBody, VIEW_BYTES } from '../../src/engine/one-buffer-body.ts';
-import { modelFetch } from '../../src/engine/model-fetch.ts';
-import type { IntegrityCache } from '../../src/engine/integrity-cache.ts';
+import { bufferBody, oneBufferBody, VIEW_BYTES } from '../../src/engine/load/one-buffer-body.ts';
+import { modelFetch } from '../../src/engine/load/model-fetch.ts';
+import type { IntegrityCache } from '../../src/engine/load/integrity-cache.ts';
 import { byteSource, pattern } from '../support/byte-source.ts';
 
 /** A default (not byte) stream of the same chunks. */

@@ -1,5 +1,5 @@
 /**
- * The onnxruntime-web build the engine runs (src/engine/ort-build.ts): JSPI where WebAssembly has
+ * The onnxruntime-web build the engine runs (src/engine/runtime/ort-build.ts): JSPI where WebAssembly has
  * `Suspending`, asyncify elsewhere; every file of both ships with the installed onnxruntime-web;
  * a service worker skips only the other build's files.
  */
@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isOtherBuildFile, ORT_BUILDS, ORT_FILE_NAMES, ortBuild } from '../../src/engine/ort-build.ts';
+import { isOtherBuildFile, ORT_BUILDS, ORT_FILE_NAMES, ortBuild } from '../../src/engine/runtime/ort-build.ts';
 
 describe('ortBuild', () => {
   it('is jspi where WebAssembly.Suspending is a constructor, asyncify otherwise', () => {

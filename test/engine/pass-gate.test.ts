@@ -1,7 +1,7 @@
 // The pass gate of the hold drill: `after` passes go through, the next waits until release; the
 // held request's end (a cancel while waiting, or any end) opens the gate for whatever is queued.
 import { describe, expect, it } from 'vitest';
-import { PassGate } from '../../src/engine/pass-gate.ts';
+import { PassGate } from '../../src/engine/runtime/pass-gate.ts';
 
 const settled = async (p: Promise<unknown>) => {
   let state = 'pending';

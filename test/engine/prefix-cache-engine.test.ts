@@ -4,11 +4,11 @@
 // of the cache's own bookkeeping.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, DecisionResponse, Question } from '../../src/contract/index.ts';
-import { chatPromptIds } from '../../src/engine/chat-prompt.ts';
-import { promptFrame } from '../../src/engine/decision-prompt.ts';
+import { chatPromptIds } from '../../src/engine/chat/chat-prompt.ts';
+import { promptFrame } from '../../src/engine/decision/decision-prompt.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
-import { planQuestion } from '../../src/engine/question-plan.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
+import { planQuestion } from '../../src/engine/decision/question-plan.ts';
 import { outcomeDiff } from '../reliability/workload.ts';
 import { loadEngine, testModels } from '../support/models.ts';
 

@@ -1,13 +1,13 @@
-// The prefix cache's radix tree (src/engine/prefix-cache.ts) against an independent brute-force
+// The prefix cache's radix tree (src/engine/model/prefix-cache.ts) against an independent brute-force
 // model of the same policy: a plain list of stored sequences, searched by longest common prefix.
 // Caches are real KvCache objects whose key tensor holds the token ids themselves, so a cache cut
 // to a prefix can be checked element by element; a ledger counts every tensor left alive.
 import { Tensor } from '@huggingface/transformers';
 import { describe, expect, it } from 'vitest';
-import { KvCache } from '../../src/engine/kv-cache.ts';
-import { defaultPrefixCacheBytes, PrefixCache } from '../../src/engine/prefix-cache.ts';
-import { TensorLedger } from '../../src/engine/tensor-ledger.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { KvCache } from '../../src/engine/model/kv-cache.ts';
+import { defaultPrefixCacheBytes, PrefixCache } from '../../src/engine/model/prefix-cache.ts';
+import { TensorLedger } from '../../src/engine/runtime/tensor-ledger.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 /** Two float32 tensors [1, 1, L, 1]: 8 bytes a token. */
 const BYTES_PER_TOKEN = 8;

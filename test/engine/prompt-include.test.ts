@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisionResponseSchema, type Answer, type Question } from '../../src/contract/index.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
 import { fullPrompt } from '../support/full-prompt.ts';
 import { localClient } from '../support/local-client.ts';
 import { testModels } from '../support/models.ts';

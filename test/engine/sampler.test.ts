@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { argmax, sampleToken, type SamplingParams } from '../../src/engine/sampler.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { argmax, sampleToken, type SamplingParams } from '../../src/engine/chat/sampler.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 /** The independent computation: softmax at the temperature, sort the whole vocabulary, cut, draw. */
 function referenceSample(logProbs: Float64Array, params: SamplingParams, random: () => number): number {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { plattStandardErrors } from '../support/platt-fisher.ts';
 import { questionFingerprint, type Question } from '../../src/contract/index.ts';
-import { applyFit, sigmoid } from '../../src/engine/calibration.ts';
+import { applyFit, sigmoid } from '../../src/engine/decision/calibration.ts';
 import {
   applyProfile,
   expectedCalibrationError,

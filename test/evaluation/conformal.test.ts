@@ -1,9 +1,9 @@
-// Split-conformal prediction sets: the threshold and set rules of src/engine/calibration.ts on hand
+// Split-conformal prediction sets: the threshold and set rules of src/engine/decision/calibration.ts on hand
 // fixtures, and the coverage guarantee on synthetic data drawn exchangeably, through a profile
 // fitted by src/evaluation (fitProfile) and applied offline (applyProfile).
 import { describe, expect, it } from 'vitest';
 import type { Question } from '../../src/contract/index.ts';
-import { conformalThreshold, predictionSet } from '../../src/engine/calibration.ts';
+import { conformalThreshold, predictionSet } from '../../src/engine/decision/calibration.ts';
 import { applyProfile, fitProfile, type Observation } from '../../src/evaluation/index.ts';
 import { crossFoldSets } from '../../src/evaluation/evaluate.ts';
 import { Xoshiro128 } from '../../scripts/models/prng.ts';

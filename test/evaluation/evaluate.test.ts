@@ -1,11 +1,11 @@
 // runEvaluation (src/evaluation/evaluate.ts) over a fake engine whose probabilities are fixed
 // tables (so every metric is known in advance), which applies a request's calibration profile
-// with the engine's own code (src/engine/apply-calibration.ts): the report's metrics against
+// with the engine's own code (src/engine/decision/apply-calibration.ts): the report's metrics against
 // hand-computed values; a fit and its held-out rerun against applyProfile offline; abort; a
 // failing item; bad labels refused before any request.
 import { describe, expect, it } from 'vitest';
 import { parseDecisionRequest, type Answer, type DecisionRequestInput, type DecisionResponse, type Question } from '../../src/contract/index.ts';
-import { answerOrder, calibrateAnswer, planCalibration } from '../../src/engine/apply-calibration.ts';
+import { answerOrder, calibrateAnswer, planCalibration } from '../../src/engine/decision/apply-calibration.ts';
 import {
   applyProfile,
   DatasetError,

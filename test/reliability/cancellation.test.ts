@@ -3,14 +3,14 @@
 // HTTP body). Afterwards the engine is healthy: same answers as before, tensors at baseline.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.ts';
-import { chatPromptIds } from '../../src/engine/chat-prompt.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
+import { chatPromptIds } from '../../src/engine/chat/chat-prompt.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { localClient } from '../support/local-client.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 import { PROBE_CHAT, PROBE_DECISION } from './malformed.ts';
 import { outcomeDiff } from './workload.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 const LONG = { model: 'jev', messages: [{ role: 'user', content: 'Tell a very long story.' }], max_tokens: 400, temperature: 0.8, seed: 7 };
 const ORIGIN = 'http://localhost';

@@ -12,7 +12,7 @@
  * have no `facade` expectation. Pure TypeScript, so the browser tests use it as well.
  */
 import { formatParam, limits, type ErrorCode, type PathSegment } from '../../src/contract/index.ts';
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 export type Endpoint = 'decisions' | 'chat';
 
@@ -42,7 +42,7 @@ export const PATHS: Record<Endpoint, string> = {
   chat: '/v1/chat/completions',
 };
 
-/** The project's seeded generator (src/engine/seeded-random.ts). */
+/** The project's seeded generator (src/engine/runtime/seeded-random.ts). */
 export const rng = seededRandom;
 
 type Rand = {

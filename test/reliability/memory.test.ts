@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.ts';
-import { TensorLedger } from '../../src/engine/tensor-ledger.ts';
+import { TensorLedger } from '../../src/engine/runtime/tensor-ledger.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { localClient } from '../support/local-client.ts';
 import { GENERATED, TINY } from '../support/models.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort, startModelHost, type ModelHost } from '../../e2e/support/model-host.ts';
 import { startStatic } from '../../e2e/support/static-server.ts';
 import { fetchModel } from '../../scripts/fetch-model.ts';
-import { externalDataFiles } from '../../src/engine/external-data.ts';
+import { externalDataFiles } from '../../src/engine/load/external-data.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 
 describe('npm run fetch-model', () => {

@@ -1,5 +1,5 @@
 /** Byte streams for tests of the engine's fetch: seeded bytes, and a fetch body sending them in chunks. */
-import { seededRandom } from '../../src/engine/seeded-random.ts';
+import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 /** `n` seeded random bytes, so that a misplaced or lost chunk shows. */
 export function pattern(n: number, seed = 1): Uint8Array {

@@ -5,8 +5,8 @@
  * once. The engine renders around a sentinel and tokenizes in parts; these must agree.
  */
 import type { Question } from '../../src/contract/index.ts';
-import { SYSTEM_PROMPT, questionBlock } from '../../src/engine/decision-prompt.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
+import { SYSTEM_PROMPT, questionBlock } from '../../src/engine/decision/decision-prompt.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
 
 export interface FullPrompt {
   /** The text before the answer. */

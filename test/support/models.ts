@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Engine, type EngineConfig } from '../../src/engine/engine.ts';
-import type { Dtype } from '../../src/engine/language-model.ts';
+import type { Dtype } from '../../src/engine/model/language-model.ts';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const GENERATED = join(REPO, 'models');

@@ -1,6 +1,6 @@
 import { Tensor } from '@huggingface/transformers';
-import { floatsOf } from '../../src/engine/float16.ts';
-import type { LanguageModel } from '../../src/engine/language-model.ts';
+import { floatsOf } from '../../src/engine/runtime/float16.ts';
+import type { LanguageModel } from '../../src/engine/model/language-model.ts';
 
 /**
  * An independent computation of next-token log-probabilities: a full-prompt forward pass

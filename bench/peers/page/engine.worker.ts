@@ -5,25 +5,25 @@
  * initialises, so a different thread count needs a fresh worker.
  *
  * Every timing is taken here with performance.now(), so the page ↔ worker hop is never measured.
- * The measured loop is the engine's own (src/engine/chat.ts): LanguageModel.forward, then
+ * The measured loop is the engine's own (src/engine/chat/chat.ts): LanguageModel.forward, then
  * LanguageModel.logProbsAt (float64 log-softmax over the vocabulary), then the sampler (greedy).
  * `profile()` is an instrumented copy of that loop that splits a step into its parts.
  */
 import * as Comlink from 'comlink';
 import { InferenceSession } from 'onnxruntime-web/webgpu';
 import { AutoModelForCausalLM, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
-import { KvCache } from '../../../src/engine/kv-cache.ts';
-import { withResidentOutputs } from '../../../src/engine/resident-outputs.ts';
-import { LanguageModel } from '../../../src/engine/language-model.ts';
-import { logSoftmax } from '../../../src/engine/log-softmax.ts';
-import { applyRuntimeConfig } from '../../../src/engine/runtime-env.ts';
-import { ModelHandoff } from '../../../src/engine/model-handoff.ts';
-import { ortBuild } from '../../../src/engine/ort-build.ts';
-import { rewritesOn, withSessionRewrites } from '../../../src/engine/session-rewrites.ts';
-import { argmax, sampleToken } from '../../../src/engine/sampler.ts';
-import { seededRandom } from '../../../src/engine/seeded-random.ts';
+import { KvCache } from '../../../src/engine/model/kv-cache.ts';
+import { withResidentOutputs } from '../../../src/engine/runtime/resident-outputs.ts';
+import { LanguageModel } from '../../../src/engine/model/language-model.ts';
+import { logSoftmax } from '../../../src/engine/model/log-softmax.ts';
+import { applyRuntimeConfig } from '../../../src/engine/load/runtime-env.ts';
+import { ModelHandoff } from '../../../src/engine/load/model-handoff.ts';
+import { ortBuild } from '../../../src/engine/runtime/ort-build.ts';
+import { rewritesOn, withSessionRewrites } from '../../../src/engine/load/session-rewrites.ts';
+import { argmax, sampleToken } from '../../../src/engine/chat/sampler.ts';
+import { seededRandom } from '../../../src/engine/runtime/seeded-random.ts';
 
-/** Which onnxruntime-web wasm build to load: by default the product's choice (src/engine/ort-build.ts: jspi where the browser has JSPI, else asyncify). */
+/** Which onnxruntime-web wasm build to load: by default the product's choice (src/engine/runtime/ort-build.ts: jspi where the browser has JSPI, else asyncify). */
 export type OrtBuild = 'asyncify' | 'plain' | 'jspi';
 
 export interface EngineLoadOptions {
@@ -232,7 +232,7 @@ const api = {
   /**
    * The peer measurement: prefill `ids` (one forward pass, then the engine's log-softmax and the
    * greedy pick), then decode until `tokens` tokens exist (tokens − 1 single-token passes, each
-   * followed by log-softmax and the pick), exactly as src/engine/chat.ts does per token.
+   * followed by log-softmax and the pick), exactly as src/engine/chat/chat.ts does per token.
    */
   async bench(ids: number[], tokens: number) {
     const m = need();

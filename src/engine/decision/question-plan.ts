@@ -1,6 +1,6 @@
-import type { Question } from '../contract/index.ts';
+import type { Question } from '../../contract/index.ts';
 import { questionBlock, type LabelSurface, type PromptFrame } from './decision-prompt.ts';
-import type { LanguageModel } from './language-model.ts';
+import type { LanguageModel } from '../model/language-model.ts';
 import { planLabelScoring, type LabelScoringPlan } from './label-scoring.ts';
 
 /**

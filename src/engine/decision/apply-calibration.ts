@@ -15,7 +15,7 @@ import {
   type Question,
   type QuestionFit,
   type QuestionProfile,
-} from '../contract/index.ts';
+} from '../../contract/index.ts';
 import { applyFit, conformalThreshold, predictionSet } from './calibration.ts';
 
 /** What the request's profiles say about one question. */

@@ -18,7 +18,7 @@
  *
  * The first three throw the same bare `TypeError` in a browser; unanswered-probe.ts tells them apart.
  */
-import { JevError } from '../contract/index.ts';
+import { JevError } from '../../contract/index.ts';
 import { probeUnanswered, type Probe } from './unanswered-probe.ts';
 
 export type { Probe, Unanswered } from './unanswered-probe.ts';

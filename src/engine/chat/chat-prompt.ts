@@ -1,7 +1,7 @@
-import { JevError, type ChatMessage } from '../contract/index.ts';
-import { tokensFarBeyond } from './context-bound.ts';
-import { chatTemplateOf, renderChatTemplate, type RenderOptions } from './chat-template.ts';
-import type { LanguageModel } from './language-model.ts';
+import { JevError, type ChatMessage } from '../../contract/index.ts';
+import { tokensFarBeyond } from '../model/context-bound.ts';
+import { chatTemplateOf, renderChatTemplate, type RenderOptions } from '../model/chat-template.ts';
+import type { LanguageModel } from '../model/language-model.ts';
 
 /**
  * The tokens of a conversation, ready for the assistant's turn: the model's own chat template

@@ -1,6 +1,6 @@
 import { Tensor } from '@huggingface/transformers';
-import { emptyLike, float16Array, type ElementArray } from './float16.ts';
-import type { TensorLedger } from './tensor-ledger.ts';
+import { emptyLike, float16Array, type ElementArray } from '../runtime/float16.ts';
+import type { TensorLedger } from '../runtime/tensor-ledger.ts';
 
 /**
  * The key/value tensors of a prefix the model has already read, with its length in tokens.

@@ -1,7 +1,7 @@
 import type { KvCache } from './kv-cache.ts';
 import type { LanguageModel } from './language-model.ts';
 import type { Tensor } from '@huggingface/transformers';
-import type { PrefixCacheStatus } from '../protocol/engine-api.ts';
+import type { PrefixCacheStatus } from '../../protocol/engine-api.ts';
 
 /**
  * The key/value caches of earlier requests, kept across requests so that a request whose tokens

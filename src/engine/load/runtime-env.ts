@@ -1,7 +1,7 @@
 import { env } from '@huggingface/transformers';
 import type { IntegrityCache } from './integrity-cache.ts';
 import { modelFetch } from './model-fetch.ts';
-import { ORT_BUILDS, ortBuild } from './ort-build.ts';
+import { ORT_BUILDS, ortBuild } from '../runtime/ort-build.ts';
 
 /** transformers.js' own fetch, as it was when the engine was imported; the engine wraps it once per load. */
 const TRANSFORMERS_FETCH = env.fetch;

@@ -1,4 +1,4 @@
-import { formatParam, JevError, type DecisionRequest } from '../contract/index.ts';
+import { formatParam, JevError, type DecisionRequest } from '../../contract/index.ts';
 import type { LanguageModel } from './language-model.ts';
 
 /** Tokens past the limit a prefix must show before the whole text is taken to be past it. */

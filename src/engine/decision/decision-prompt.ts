@@ -1,6 +1,6 @@
-import type { Question } from '../contract/index.ts';
-import { chatTemplateOf, renderChatTemplate } from './chat-template.ts';
-import type { LanguageModel } from './language-model.ts';
+import type { Question } from '../../contract/index.ts';
+import { chatTemplateOf, renderChatTemplate } from '../model/chat-template.ts';
+import type { LanguageModel } from '../model/language-model.ts';
 
 /**
  * How a decision is laid out as text. The state comes first (`prefix`), so that its key/value

@@ -48,7 +48,7 @@ import {
   varintValue,
   withGraph,
 } from './onnx-messages.ts';
-import { decodeFloat16Bits } from './float16.ts';
+import { decodeFloat16Bits } from '../runtime/float16.ts';
 import { fields, Pieces, readVarint, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 
 /** The name under which the rewritten weights are mounted as external data (a key of onnxruntime-web's mount table, not a file). */

@@ -1,8 +1,8 @@
 import { AutoModelForCausalLM, AutoTokenizer, env, type ProgressInfo } from '@huggingface/transformers';
-import { JevError } from '../contract/index.ts';
-import type { DtypeChoice, DeviceChoice, LoadEvent } from '../protocol/engine-api.ts';
+import { JevError } from '../../contract/index.ts';
+import type { DtypeChoice, DeviceChoice, LoadEvent } from '../../protocol/engine-api.ts';
 import { DEVICE_CANNOT_RUN, deviceClass, DTYPE_PREFERENCE, dtypePreference } from './dtype-preference.ts';
-import { LanguageModel, type Device, type Dtype } from './language-model.ts';
+import { LanguageModel, type Device, type Dtype } from '../model/language-model.ts';
 import { classifyLoadError } from './load-failure.ts';
 import { ModelHandoff } from './model-handoff.ts';
 import { rewritesOn, withSessionRewrites } from './session-rewrites.ts';

@@ -1,8 +1,8 @@
 import { CollectionWitness, promptCollection } from './collection-prompt.ts';
-import { externalizeWeights } from './externalize-weights.ts';
-import { INT8_WEIGHTS, int8Projections } from './int8-projections.ts';
-import type { Device } from './language-model.ts';
-import { keepLogitsRows } from './logits-to-keep.ts';
+import { externalizeWeights } from '../graph/externalize-weights.ts';
+import { INT8_WEIGHTS, int8Projections } from '../graph/int8-projections.ts';
+import type { Device } from '../model/language-model.ts';
+import { keepLogitsRows } from '../graph/logits-to-keep.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
 

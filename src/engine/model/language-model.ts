@@ -1,9 +1,9 @@
 import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
-import { emptyLike, floatsOf, type ElementArray } from './float16.ts';
+import { emptyLike, floatsOf, type ElementArray } from '../runtime/float16.ts';
 import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
 import { logSoftmax } from './log-softmax.ts';
-import { TensorLedger } from './tensor-ledger.ts';
-import { residesInWasm, withResidentOutputs } from './resident-outputs.ts';
+import { TensorLedger } from '../runtime/tensor-ledger.ts';
+import { residesInWasm, withResidentOutputs } from '../runtime/resident-outputs.ts';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 

@@ -1,4 +1,4 @@
-import type { Device, Dtype } from './language-model.ts';
+import type { Device, Dtype } from '../model/language-model.ts';
 
 /**
  * Which ONNX format `dtype: auto` takes on each device, best first: the data the choice rests on.

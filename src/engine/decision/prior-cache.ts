@@ -1,4 +1,4 @@
-import { canonical, type Question } from '../contract/index.ts';
+import { canonical, type Question } from '../../contract/index.ts';
 
 /**
  * Label priors measured on a content-free state, per question, for contextual calibration

@@ -1,5 +1,5 @@
-import type { JevError } from '../contract/index.ts';
-import type { LoadOptions } from '../protocol/engine-api.ts';
+import type { JevError } from '../../contract/index.ts';
+import type { LoadOptions } from '../../protocol/engine-api.ts';
 import { externalDataFiles } from './external-data.ts';
 import { isUnanswered, loadFailure, originOf, statusFailure, unansweredFailure, type FileContext, type Probe } from './load-failure.ts';
 import type { ModelSource } from './load-model.ts';

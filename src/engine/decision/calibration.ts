@@ -4,7 +4,7 @@
  * request with `calibration` / `prediction_set`) and the evaluation (src/evaluation), so what is
  * fitted is exactly what is applied.
  */
-import type { QuestionFit } from '../contract/index.ts';
+import type { QuestionFit } from '../../contract/index.ts';
 
 /** Probabilities are clipped to [EPS, 1 − EPS] before a logarithm or a logit. */
 export const EPS = 1e-12;

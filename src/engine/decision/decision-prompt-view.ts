@@ -4,8 +4,8 @@
  * tokens written out and no clean-up of spaces, so that tokenizing the text again gives back those
  * ids; and, per answer, the token ids of each label path scored for it after them.
  */
-import type { AnswerPrompt } from '../contract/index.ts';
-import type { LanguageModel } from './language-model.ts';
+import type { AnswerPrompt } from '../../contract/index.ts';
+import type { LanguageModel } from '../model/language-model.ts';
 import type { QuestionPlan } from './question-plan.ts';
 
 export function promptOf(lm: LanguageModel, plan: QuestionPlan): AnswerPrompt {

@@ -13,7 +13,7 @@
  * - **Thinking.** `enableThinking` is passed to the template as `enable_thinking` (Qwen3's
  *   switch); undefined leaves the template's default.
  */
-import { JevError, type ChatMessage } from '../contract/index.ts';
+import { JevError, type ChatMessage } from '../../contract/index.ts';
 import type { LanguageModel } from './language-model.ts';
 
 type Tokenizer = LanguageModel['tokenizer'];

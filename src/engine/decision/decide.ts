@@ -5,17 +5,17 @@ import {
   type DecisionRequest,
   type DecisionResponse,
   type Question,
-} from '../contract/index.ts';
+} from '../../contract/index.ts';
 import { calibrateAnswer, planCalibration } from './apply-calibration.ts';
 import { choiceConfidence, scoreConfidence } from './confidence.ts';
 import { CONTENT_FREE_STATE, promptFrame } from './decision-prompt.ts';
-import { LanguageModel } from './language-model.ts';
+import { LanguageModel } from '../model/language-model.ts';
 import { PriorCache } from './prior-cache.ts';
-import type { KvCache } from './kv-cache.ts';
-import { continueFrom, keepCache, startFrom, type PrefixCache } from './prefix-cache.ts';
+import type { KvCache } from '../model/kv-cache.ts';
+import { continueFrom, keepCache, startFrom, type PrefixCache } from '../model/prefix-cache.ts';
 import { planQuestion, questionSpan, rebasePlan, type QuestionPlan } from './question-plan.ts';
 import { promptOf } from './decision-prompt-view.ts';
-import { modelVersion } from './model-version.ts';
+import { modelVersion } from '../model/model-version.ts';
 
 const requestId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 24);
 

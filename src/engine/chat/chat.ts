@@ -1,13 +1,13 @@
 import { customAlphabet } from 'nanoid';
-import { enableThinkingFor, type ChatCompletion, type ChatCompletionChunk, type ChatRequest } from '../contract/index.ts';
+import { enableThinkingFor, type ChatCompletion, type ChatCompletionChunk, type ChatRequest } from '../../contract/index.ts';
 import { fitConversation } from './chat-prompt.ts';
 import { promptOpensThink, ReasoningSplitter, templateThinks } from './chat-reasoning.ts';
-import { chatTemplateOf } from './chat-template.ts';
-import { LanguageModel } from './language-model.ts';
-import { modelVersion } from './model-version.ts';
-import { continueFrom, keepCache, startFrom, type PrefixCache } from './prefix-cache.ts';
+import { chatTemplateOf } from '../model/chat-template.ts';
+import { LanguageModel } from '../model/language-model.ts';
+import { modelVersion } from '../model/model-version.ts';
+import { continueFrom, keepCache, startFrom, type PrefixCache } from '../model/prefix-cache.ts';
 import { sampleToken } from './sampler.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../runtime/seeded-random.ts';
 import { TextStream } from './text-stream.ts';
 
 const completionId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 29);
