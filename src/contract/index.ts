@@ -4,6 +4,7 @@ export * from './messages.ts';
 export * from './limits.ts';
 export * from './param-path.ts';
 export * from './validation.ts';
+export * from './body-bounds.ts';
 export * from './keyed-record.ts';
 export * from './state.ts';
 export * from './question.ts';

@@ -33,6 +33,17 @@ export const limits = {
   maxStop: 4,
   /** Largest `top_logprobs` (OpenAI's limit). */
   maxTopLogprobs: 20,
+  /**
+   * Levels of objects and arrays in a whole request body (body-bounds.ts): above every field's own
+   * limit (a `state` of `maxDepth` levels sits two levels down), below what any recursive walk of the
+   * body (structured clone, zod) can overflow on.
+   */
+  maxBodyDepth: 128,
+  /**
+   * Values (object members and array items) in a whole request body (body-bounds.ts): 2^24, more
+   * than a 32 MiB HTTP body can carry (each value takes at least two bytes of JSON).
+   */
+  maxBodyNodes: 16_777_216,
   /** Bytes of one HTTP request body (the Jev service's own limit, 32 MiB): more gets 413. */
   maxBodyBytes: 32 * 1024 * 1024,
 } as const;

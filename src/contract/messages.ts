@@ -70,6 +70,14 @@ export const validationMessages = {
     `'${param}' must be one of ${allowed.map((a) => quoteValue(a)).join(', ')}, got ${typeof got === 'string' ? quoteValue(got) : describeValue(got)}.`,
   invalid: (param: string) => `'${param}' is invalid.`,
 
+  // The whole body's shape (body-bounds.ts), checked before anything walks it recursively.
+  bodyTooDeep: (param: string, max: number) =>
+    `'${param}' is nested too deeply (or is circular): a request body may hold at most ${max} levels of objects and arrays.`,
+  bodyTooLarge: (param: string, max: number) =>
+    `'${param}' is too large: a request body may hold at most ${max} values (object members and array items) in all.`,
+  notJsonData: (param: string, got: unknown) =>
+    `'${param}' is not JSON data: got ${describeValue(got)}; a request body holds only strings, numbers, booleans, null, arrays and plain objects.`,
+
   // Keys of caller-named maps (questions, choice options).
   emptyKey: (param: string, noun: string) => `'${param}': ${noun} keys must be non-empty strings.`,
   keyTooLong: (param: string, max: number, got: number) =>

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatCompletionChunk } from '../contract/index.ts';
+import { checkBodyBounds, type ChatCompletion, type ChatCompletionChunk } from '../contract/index.ts';
 import type { CallHandle, DebugAction, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import { Admission, type AdmissionOptions } from './admission.ts';
 import { newCallId } from './call-id.ts';
@@ -66,7 +66,10 @@ export function clientForEngine(
     });
   }
 
+  // Every request enters through `create` or `decisions.create` (the methods, client.fetch, the service
+  // worker): its shape is bounded here, iteratively, before anything clones it into the worker.
   const create = async (request: unknown, options?: CallOptions) => {
+    checkBodyBounds(request);
     const stream = !!(request && typeof request === 'object' && (request as { stream?: unknown }).stream === true);
     if (!stream) return call(options, (h) => api.chat(request, h) as Promise<ChatCompletion>);
     return streamChat(request, options);
@@ -134,6 +137,7 @@ export function clientForEngine(
     // Every decision enters here (the methods, client.fetch, the service worker): profile ids resolve here.
     decisions: {
       create: async (request, options) => {
+        checkBodyBounds(request);
         const body = profiles.resolve(request);
         return call(options, (h) => api.decide(body, h));
       },

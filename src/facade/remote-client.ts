@@ -1,5 +1,5 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { JevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
+import { checkBodyBounds, JevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
 import type { EngineStatus } from '../protocol/engine-api.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
 import { ProfileStore } from './profile-store.ts';
@@ -33,6 +33,8 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
   }) as typeof fetch;
 
   async function send(path: string, body: unknown, options?: CallOptions): Promise<Response> {
+    // Bounded before JSON.stringify walks it recursively: the same 400 as a local engine gives.
+    if (body !== undefined) checkBodyBounds(body);
     const res = await remoteFetch(path, {
       method: body === undefined ? 'GET' : 'POST',
       headers: body === undefined ? {} : { 'Content-Type': 'application/json' },

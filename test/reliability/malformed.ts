@@ -77,6 +77,19 @@ function nest(levels: number, leaf: unknown, asArray: boolean): unknown {
   return v;
 }
 
+/** Levels past what any recursive walk survives: refused by the body's bounded walk (body-bounds.ts). */
+const VERY_DEEP = [limits.maxBodyDepth + 1, 5_000, 20_000, 100_000] as const;
+
+/** `JSON.stringify(body)` with `field` nested `levels` deep, written by hand (stringify would overflow). */
+function withDeep(body: Record<string, unknown>, set: (deep: unknown) => void, levels: number, asArray: boolean): string {
+  const marker = '__jev_deep__';
+  set(marker);
+  const text = JSON.stringify(body);
+  set(nest(levels, 'leaf', asArray));
+  const [open, close] = asArray ? ['[', ']'] : ['{"deeper":', '}'];
+  return text.replace(JSON.stringify(marker), `${open.repeat(levels)}"leaf"${close.repeat(levels)}`);
+}
+
 let tenMegabytes: string | null = null;
 /** 10 MB of text, made once. */
 function huge10MB(): string {
@@ -206,6 +219,11 @@ const DECISION_FAULTS: Fault[] = [
     apply: (r, b) => ((b['state'] = r.chance(0.15) ? huge10MB() : 'x'.repeat(limits.maxStateChars + 1 + r.int(1000))), { expected: bad400(['state']) }),
   },
   { name: 'state-deep', weight: 2, apply: (r, b) => ((b['state'] = nest(limits.maxDepth + 1 + r.int(200), 'leaf', r.chance(0.5))), { expected: bad400(['state']) }) },
+  {
+    name: 'state-very-deep',
+    weight: 1,
+    apply: (r, b) => ({ expected: bad400(['state']), text: withDeep(b, (v) => (b['state'] = v), r.pick(VERY_DEEP), r.chance(0.5)) }),
+  },
   {
     name: 'state-non-finite',
     weight: 2,
@@ -377,6 +395,14 @@ const DECISION_FAULTS: Fault[] = [
 ];
 
 const CHAT_FAULTS: Fault[] = [
+  {
+    name: 'content-very-deep',
+    weight: 1,
+    apply: (r, b) => {
+      const m = (b['messages'] as Record<string, unknown>[])[0]!;
+      return { expected: bad400(['messages', 0, 'content']), text: withDeep(b, (v) => (m['content'] = v), r.pick(VERY_DEEP), true) };
+    },
+  },
   { name: 'model-missing', weight: 2, apply: (_r, b) => (delete b['model'], { expected: bad400(['model']) }) },
   { name: 'model-type', weight: 3, apply: (r, b) => ((b['model'] = r.pick([...WRONG_TYPES, ''])), { expected: bad400(['model']) }) },
   { name: 'model-long', weight: 1, apply: (_r, b) => ((b['model'] = 'm'.repeat(limits.maxKeyChars + 1)), { expected: bad400(['model']) }) },
@@ -545,6 +571,12 @@ const CHAT_FAULTS: Fault[] = [
 
 /** Faults of the whole body, the same for both endpoints. */
 const BODY_FAULTS: Fault[] = [
+  {
+    // An extra field the contract would ignore is still bounded: nothing walks a body past its depth.
+    name: 'extra-field-very-deep',
+    weight: 1,
+    apply: (r, b) => ({ expected: bad400(['metadata']), text: withDeep(b, (v) => (b['metadata'] = v), r.pick(VERY_DEEP), r.chance(0.5)) }),
+  },
   {
     name: 'body-not-object',
     weight: 3,
