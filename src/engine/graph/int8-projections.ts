@@ -32,24 +32,19 @@
 import {
   externalTensor,
   GRAPH_INITIALIZER,
-  GRAPH_INPUT,
   GRAPH_NODE,
   int64Tensor,
   intAttribute,
   intsAttribute,
-  graphFieldOf,
-  MODEL_OPSET_IMPORT,
   node,
   type NodeInfo,
-  parseNode,
   rawTensor,
   TensorType,
-  text,
-  varintValue,
   withGraph,
 } from './onnx-messages.ts';
 import { decodeFloat16Bits } from '../runtime/float16.ts';
-import { fields, Pieces, readVarint, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
+import { defaultOpset, readGraph, type ExternalData, type TensorInfo } from './onnx-graph.ts';
+import { Pieces, WIRE_BYTES } from './onnx-wire.ts';
 
 /** The name under which the rewritten weights are mounted as external data (a key of onnxruntime-web's mount table, not a file). */
 export const INT8_WEIGHTS = 'jev-int8-weights';
@@ -69,14 +64,6 @@ export interface Int8Rewrite {
   projections: number;
 }
 
-interface Tensor {
-  field: Field;
-  type: number;
-  dims: number[];
-  /** The tensor's bytes, or null where they are not raw or external data this can read. */
-  data: Uint8Array | null;
-}
-
 /** One MatMulNBits to rewrite. */
 interface Projection {
   node: NodeInfo;
@@ -94,67 +81,13 @@ interface Projection {
   scalesAt: number;
 }
 
-function parseTensor(buf: Uint8Array, field: Field, external: (location: string) => Uint8Array | null): [string, Tensor] {
-  let name = '';
-  let type = 0;
-  const dims: number[] = [];
-  let raw: Uint8Array | null = null;
-  const entries = new Map<string, string>();
-  for (const f of fields(buf, field.payloadStart, field.end)) {
-    if (f.number === 1 && f.wire === WIRE_VARINT) dims.push(varintValue(buf, f));
-    else if (f.number === 1 && f.wire === WIRE_BYTES) {
-      // packed dims
-      for (let pos = f.payloadStart; pos < f.end; ) {
-        const [value, next] = readVarint(buf, pos);
-        dims.push(value);
-        pos = next;
-      }
-    } else if (f.number === 2) type = varintValue(buf, f);
-    else if (f.number === 8) name = text(buf, f);
-    else if (f.number === 9) raw = buf.subarray(f.payloadStart, f.end);
-    else if (f.number === 13) {
-      let key = '';
-      let value = '';
-      for (const e of fields(buf, f.payloadStart, f.end)) {
-        if (e.number === 1) key = text(buf, e);
-        else if (e.number === 2) value = text(buf, e);
-      }
-      entries.set(key, value);
-    }
-  }
-  let data = raw;
-  const location = entries.get('location');
-  if (location !== undefined) {
-    const file = external(location);
-    const offset = Number(entries.get('offset') ?? 0);
-    const length = entries.has('length') ? Number(entries.get('length')) : file ? file.length - offset : 0;
-    data = file && offset + length <= file.length ? file.subarray(offset, offset + length) : null;
-  }
-  return [name, { field, type, dims, data }];
-}
-
-/** The version of the default (ai.onnx) operator set the model imports, or 0. */
-function defaultOpset(model: Uint8Array): number {
-  for (const f of fields(model, 0, model.length)) {
-    if (f.number !== MODEL_OPSET_IMPORT || f.wire !== WIRE_BYTES) continue;
-    let domain = '';
-    let version = 0;
-    for (const o of fields(model, f.payloadStart, f.end)) {
-      if (o.number === 1) domain = text(model, o);
-      else if (o.number === 2) version = varintValue(model, o);
-    }
-    if (domain === '' || domain === 'ai.onnx') return version;
-  }
-  return 0;
-}
-
 /** float32 scales as they are; float16 ones (q4f16) decoded to float32. */
 const floats = (bytes: Uint8Array, half: boolean): Float32Array =>
   half ? decodeFloat16Bits(new Uint16Array(bytes.slice().buffer)) : new Float32Array(bytes.slice().buffer);
 const align = (at: number) => Math.ceil(at / ALIGN) * ALIGN;
 
 /** The MatMulNBits this can rewrite, with its weights; null for any other node. */
-function projectionOf(node: NodeInfo, tensors: Map<string, Tensor>): Omit<Projection, 'weightsAt' | 'scalesAt'> | null {
+function projectionOf(node: NodeInfo, tensors: Map<string, TensorInfo>): Omit<Projection, 'weightsAt' | 'scalesAt'> | null {
   if (node.op !== 'MatMulNBits' || node.domain !== 'com.microsoft') return null;
   const [, b, s, zp = '', gIdx = '', bias = ''] = node.inputs;
   const k = node.ints.get('K');
@@ -238,31 +171,6 @@ export function requantize(p: Pick<Projection, 'k' | 'n' | 'blockSize' | 'q' | '
   }
 }
 
-/** A graph's initializers (by name and by field), nodes, and how many nodes read each value (graph inputs: read from outside). */
-function readGraph(model: Uint8Array, graphFields: Field[], external: (location: string) => Uint8Array | null) {
-  const tensors = new Map<string, Tensor>();
-  const nodes = new Map<Field, NodeInfo>();
-  const initializers = new Map<Field, string>();
-  const readers = new Map<string, number>();
-  for (const f of graphFields) {
-    if (f.wire !== WIRE_BYTES) continue;
-    if (f.number === GRAPH_INITIALIZER) {
-      const [name, tensor] = parseTensor(model, f, external);
-      tensors.set(name, tensor);
-      initializers.set(f, name);
-    } else if (f.number === GRAPH_NODE) {
-      const n = parseNode(model, f);
-      nodes.set(f, n);
-      for (const i of n.inputs) readers.set(i, (readers.get(i) ?? 0) + 1);
-    } else if (f.number === GRAPH_INPUT) {
-      // An initializer listed among the graph's inputs too (IR < 4) is read from outside: kept.
-      const name = [...fields(model, f.payloadStart, f.end)].find((v) => v.number === 1);
-      if (name) readers.set(text(model, name), Infinity);
-    }
-  }
-  return { tensors, nodes, initializers, readers };
-}
-
 interface RoundedRows {
   x8: string;
   rowScale: string;
@@ -307,12 +215,14 @@ function writeProduct(graph: Pieces, p: Projection, rows: RoundedRows, at: strin
  * external-data initializers through `external` (a mounted file's bytes by its location); null
  * when it has none this can rewrite (or an operator set older than 11, which lacks Round).
  */
-export function int8Projections(model: Uint8Array, external: (location: string) => Uint8Array | null): Int8Rewrite | null {
-  const graphField = graphFieldOf(model);
+export function int8Projections(model: Uint8Array, external: ExternalData): Int8Rewrite | null {
   const opset = defaultOpset(model);
-  if (!graphField || opset < 11) return null;
-  const graphFields = [...fields(model, graphField.payloadStart, graphField.end)];
-  const { tensors, nodes, initializers, readers } = readGraph(model, graphFields, external);
+  const read = opset < 11 ? null : readGraph(model, external);
+  if (!read) return null;
+  const { tensors, nodes, initializers } = read;
+  // An initializer listed among the graph's inputs too (IR < 4) is read from outside: kept.
+  const readers = new Map(read.readers);
+  for (const input of read.inputs) readers.set(input.name, Infinity);
 
   // Lay out the new buffer: each projection's int8 weights, then its column scales.
   const projections = new Map<NodeInfo, Projection>();
@@ -339,7 +249,7 @@ export function int8Projections(model: Uint8Array, external: (location: string) 
   const graph = new Pieces();
   const rounded = new Map<string, RoundedRows>();
   let index = 0;
-  for (const f of graphFields) {
+  for (const f of read.fields) {
     if (dropped.has(initializers.get(f) ?? '')) continue;
     const n = f.number === GRAPH_NODE && f.wire === WIRE_BYTES ? nodes.get(f) : undefined;
     const p = n && projections.get(n);
@@ -360,5 +270,5 @@ export function int8Projections(model: Uint8Array, external: (location: string) 
   graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${P}zero_point`, TensorType.UINT8, [], Uint8Array.of(128)));
   if (opset >= 18) graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${P}last_axis`, [-1n]));
 
-  return { graph: withGraph(model, graphField, graph), weights, projections: projections.size };
+  return { graph: withGraph(model, read.field, graph), weights, projections: projections.size };
 }

@@ -25,51 +25,24 @@ import {
   GRAPH_INITIALIZER,
   GRAPH_INPUT,
   GRAPH_NODE,
-  GRAPH_OUTPUT,
   int64Tensor,
   intAttribute,
-  graphFieldOf,
   NODE_INPUT,
   node,
   type NodeInfo,
-  parseNode,
   stringField,
   TensorType,
-  text,
   varintField,
   withGraph,
 } from './onnx-messages.ts';
-import { fields, Pieces, WIRE_BYTES, type Field } from './onnx-wire.ts';
+import { readGraph, VALUE_NAME, VALUE_TYPE } from './onnx-graph.ts';
+import { fields, Pieces, type Field } from './onnx-wire.ts';
 
 export const LOGITS_TO_KEEP = 'num_logits_to_keep';
-
-const VALUE_NAME = 1;
-const VALUE_TYPE = 2;
 
 /** Operations that act on each row of the logits alone: slicing rows before them changes nothing else. */
 const ROW_WISE = new Set(['Cast', 'Mul', 'Div', 'Add', 'Sub', 'Tanh', 'Softcap']);
 const LM_HEAD = new Set(['MatMul', 'MatMulNBits']);
-
-/** The name of a ValueInfoProto, and the rank of its tensor type (null where it has no shape). */
-function parseValue(buf: Uint8Array, field: Field): { name: string; rank: number | null } {
-  let name = '';
-  let rank: number | null = null;
-  for (const f of fields(buf, field.payloadStart, field.end)) {
-    if (f.number === VALUE_NAME) name = text(buf, f);
-    else if (f.number === VALUE_TYPE) {
-      // TypeProto.tensor_type (1) → TypeProto.Tensor.shape (2) → TensorShapeProto.dim (1)*
-      for (const t of fields(buf, f.payloadStart, f.end)) {
-        if (t.number !== 1 || t.wire !== WIRE_BYTES) continue;
-        for (const s of fields(buf, t.payloadStart, t.end)) {
-          if (s.number !== 2 || s.wire !== WIRE_BYTES) continue;
-          rank = 0;
-          for (const d of fields(buf, s.payloadStart, s.end)) if (d.number === 1) rank++;
-        }
-      }
-    }
-  }
-  return { name, rank };
-}
 
 /** ValueInfoProto of a scalar int64 graph input. */
 function scalarInt64Input(name: string): Pieces {
@@ -140,33 +113,19 @@ function planFor(nodes: NodeInfo[], consumers: Map<string, number>): Plan | null
  * this recognises (its logits are then computed for every position, as they were).
  */
 export function keepLogitsRows(model: Uint8Array): Uint8Array | null {
-  const graphField = graphFieldOf(model);
-  if (!graphField) return null;
-  const graphFields = [...fields(model, graphField.payloadStart, graphField.end)];
-  const nodes: NodeInfo[] = [];
-  const consumers = new Map<string, number>();
+  const read = readGraph(model);
+  if (!read || read.inputs.some((v) => v.name === LOGITS_TO_KEEP)) return null;
   let logitsRank: number | null = null;
-  for (const f of graphFields) {
-    if (f.number === GRAPH_NODE && f.wire === WIRE_BYTES) {
-      const n = parseNode(model, f);
-      nodes.push(n);
-      for (const i of n.inputs) consumers.set(i, (consumers.get(i) ?? 0) + 1);
-    } else if (f.number === GRAPH_INPUT && f.wire === WIRE_BYTES) {
-      if (parseValue(model, f).name === LOGITS_TO_KEEP) return null;
-    } else if (f.number === GRAPH_OUTPUT && f.wire === WIRE_BYTES) {
-      const v = parseValue(model, f);
-      if (v.name === 'logits') logitsRank = v.rank;
-    }
-  }
+  for (const v of read.outputs) if (v.name === 'logits') logitsRank = v.rank;
   if (logitsRank !== 3) return null;
-  const plan = planFor(nodes, consumers);
+  const plan = planFor([...read.nodes.values()], read.readers);
   if (!plan) return null;
 
   const p = 'jev_logits_to_keep/';
   const sliced = `${p}hidden`;
   const graph = new Pieces();
-  for (const f of graphFields) {
-    const n = f.number === GRAPH_NODE ? nodes.find((x) => x.field === f) : undefined;
+  for (const f of read.fields) {
+    const n = f.number === GRAPH_NODE ? read.nodes.get(f) : undefined;
     if (n === plan.sliced) {
       // starts = [-k]: the last k rows (k = 0: -0 = 0, every row).
       graph.bytesField(GRAPH_NODE, node('Neg', [LOGITS_TO_KEEP], `${p}neg`));
@@ -189,6 +148,6 @@ export function keepLogitsRows(model: Uint8Array): Uint8Array | null {
   graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}end`, [0x7fffffffffffffffn]));
   graph.bytesField(GRAPH_INPUT, scalarInt64Input(LOGITS_TO_KEEP));
 
-  return withGraph(model, graphField, graph);
+  return withGraph(model, read.field, graph);
 }
 
