@@ -3,9 +3,7 @@ import type { CallHandle, DebugAction, EngineApi, LoadEvent, LoadOptions } from 
 import { Admission, type AdmissionOptions } from './admission.ts';
 import { newCallId } from './call-id.ts';
 import { ProfileStore } from './profile-store.ts';
-import type { CallOptions, JevClient } from './jev-client.ts';
-import { createHttpHandler, type HttpOptions } from '../http/http-handler.ts';
-import { fetchFunction } from '../http/fetch-function.ts';
+import type { CallOptions, ClientSurface, JevClient } from './jev-client.ts';
 
 /** What a client needs of an engine: its API with callbacks made transferable (Comlink.proxy). */
 export interface EngineBinding {
@@ -17,12 +15,16 @@ export interface EngineBinding {
   restarts?(): number;
 }
 
-/** Builds the client over an engine, in this thread or behind a worker. */
-export function clientForEngine(
+/**
+ * Builds the client over an engine, in this thread or behind a worker. Its `fetch` is made by
+ * `serveFetch` from the client's own methods: the HTTP surface is a layer above this one
+ * (`src/client/client-for-engine.ts` passes http/'s handler).
+ */
+export function engineClient(
   binding: EngineBinding,
   initial: LoadOptions,
+  serveFetch: (surface: ClientSurface) => typeof fetch,
   onProgress?: (event: LoadEvent) => void,
-  http: HttpOptions = {},
   limits: AdmissionOptions = {},
 ): JevClient {
   const { api } = binding;
@@ -133,7 +135,7 @@ export function clientForEngine(
     });
   }
 
-  const surface: Pick<JevClient, 'decisions' | 'chat' | 'models'> = {
+  const surface: ClientSurface = {
     // Every decision enters here (the methods, client.fetch, the service worker): profile ids resolve here.
     decisions: {
       create: async (request, options) => {
@@ -148,7 +150,7 @@ export function clientForEngine(
   return {
     ...surface,
     calibration: profiles.view(),
-    fetch: fetchFunction(createHttpHandler(surface, http)),
+    fetch: serveFetch(surface),
     ready,
     load: (options, progress) => load(options, progress),
     status: async () => ({ ...(await api.status()), queue: { inFlight: admission.inFlight, maxQueued: admission.maxQueued } }),

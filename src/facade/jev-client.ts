@@ -88,3 +88,6 @@ export interface JevClient {
   /** Fault drills; absent where no engine runs here (a remote client). */
   debug?: EngineDebug;
 }
+
+/** The requests a client serves, as methods: what its HTTP surface (`client.fetch`, the service worker) calls. */
+export type ClientSurface = Pick<JevClient, 'decisions' | 'chat' | 'models'>;

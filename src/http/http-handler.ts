@@ -1,5 +1,5 @@
 import { errorMessages, JevError } from '../contract/index.ts';
-import type { JevClient } from '../facade/jev-client.ts';
+import type { ClientSurface } from '../facade/jev-client.ts';
 import { errorResponse } from './error-response.ts';
 import { normalizeBasePath } from './endpoint-matcher.ts';
 import { routes as defaultRoutes, type Route } from './routes.ts';
@@ -20,7 +20,7 @@ export interface HttpHandler {
 
 /** The HTTP surface over a client: the same handler serves `client.fetch` and the service worker. */
 export function createHttpHandler(
-  client: Pick<JevClient, 'decisions' | 'chat' | 'models'>,
+  client: ClientSurface,
   options: HttpOptions = {},
   routes: readonly Route[] = defaultRoutes,
 ): HttpHandler {

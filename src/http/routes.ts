@@ -1,11 +1,11 @@
-import type { JevClient } from '../facade/jev-client.ts';
+import type { ClientSurface } from '../facade/jev-client.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { sseStream, SSE_HEADERS } from './sse.ts';
 
 /** What a route handler is given: the request and the client that serves it. */
 export interface RouteContext {
   request: Request;
-  client: Pick<JevClient, 'decisions' | 'chat' | 'models'>;
+  client: ClientSurface;
 }
 
 /** A route is data: a method, a path (below the base path), and its handler. */

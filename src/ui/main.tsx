@@ -2,9 +2,9 @@
 // `window.jev`, serves the HTTP surface on this origin, and mounts the UI. Nothing else.
 import { signal } from '@preact/signals';
 import { render } from 'preact';
-import { createClient } from '../facade/create-client.ts';
+import { createClient } from '../client/create-client.ts';
 import type { JevClient } from '../facade/jev-client.ts';
-import { serveHttp } from '../facade/serve-http.ts';
+import { serveHttp } from '../client/serve-http.ts';
 import { App } from './app.tsx';
 import { createChatStore } from './chat-store.ts';
 import { createDecisionDraft } from './decision-draft.ts';

@@ -1,4 +1,4 @@
-import type { ClientOptions } from '../facade/create-client.ts';
+import type { ClientOptions } from '../client/create-client.ts';
 import { DEFAULT_HOST, DEFAULT_MODEL } from '../facade/defaults.ts';
 import type { DeviceChoice, DtypeChoice } from '../protocol/engine-api.ts';
 

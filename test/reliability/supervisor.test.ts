@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JevError, type ChatCompletionChunk } from '../../src/contract/index.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { clientForEngine } from '../../src/facade/engine-client.ts';
+import { clientForEngine } from '../../src/client/client-for-engine.ts';
 import { EngineSupervisor, type EngineDeath, type EngineInstance, type RestartEvent } from '../../src/facade/engine-supervisor.ts';
 import { startWatchdog } from '../../src/facade/hang-watchdog.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';

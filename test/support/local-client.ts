@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine, type EngineConfig } from '../../src/engine/engine.ts';
-import { createLocalClient } from '../../src/facade/local-client.ts';
+import { createLocalClient } from '../../src/client/local-client.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import type { HttpOptions } from '../../src/http/http-handler.ts';
 import type { AdmissionOptions } from '../../src/facade/admission.ts';

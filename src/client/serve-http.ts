@@ -1,6 +1,6 @@
 import { Workbox } from 'workbox-window';
 import { installPageRelay } from '../http/page-relay.ts';
-import type { JevClient } from './jev-client.ts';
+import type { JevClient } from '../facade/jev-client.ts';
 
 export interface ServeHttpOptions {
   /** URL of the service worker script, served by the app at the scope it should control (default `/sw.js`). */

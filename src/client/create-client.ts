@@ -1,14 +1,14 @@
 import * as Comlink from 'comlink';
 import type { DeviceChoice, DtypeChoice, LoadEvent } from '../protocol/engine-api.ts';
 import { installErrorTransfer } from '../protocol/comlink-errors.ts';
-import { clientForEngine } from './engine-client.ts';
-import { EngineSupervisor, type RestartEvent } from './engine-supervisor.ts';
-import { workerInstance } from './worker-instance.ts';
-import type { AdmissionOptions } from './admission.ts';
-import type { HangWatchdogOptions } from './hang-watchdog.ts';
-import type { JevClient } from './jev-client.ts';
-import { DEFAULT_HOST, DEFAULT_MODEL } from './defaults.ts';
-import { createRemoteClient } from './remote-client.ts';
+import { EngineSupervisor, type RestartEvent } from '../facade/engine-supervisor.ts';
+import { workerInstance } from '../facade/worker-instance.ts';
+import type { AdmissionOptions } from '../facade/admission.ts';
+import type { HangWatchdogOptions } from '../facade/hang-watchdog.ts';
+import type { JevClient } from '../facade/jev-client.ts';
+import { DEFAULT_HOST, DEFAULT_MODEL } from '../facade/defaults.ts';
+import { createRemoteClient } from '../facade/remote-client.ts';
+import { clientForEngine } from './client-for-engine.ts';
 
 export interface ClientOptions {
   /**
