@@ -1,0 +1,38 @@
+// The fuzz corpus in Chromium: 2,000 generated bodies per endpoint (fast-check, fixed seeds) through
+// the worker facade (`window.jev`) and the real service worker (`fetch` on the page's origin), with the
+// rules of test/fuzz/campaign.ts: a 4xx naming a field of the body or a valid answer, both surfaces
+// agreeing, the engine serving its probe unchanged, nothing hanging, nothing thrown out of the page.
+import { expect, test } from '@playwright/test';
+import { openApp } from './reliability-support.ts';
+
+const RUNS = 2000;
+const SEEDS = { decisions: 20261126, chat: 20261127 } as const;
+
+for (const endpoint of ['decisions', 'chat'] as const) {
+  test(`fuzz: ${RUNS} generated ${endpoint} bodies through the facade and the service worker`, async ({ page }) => {
+    test.setTimeout(600_000);
+    const errors = await openApp(page);
+    const report = await page.evaluate(
+      async ({ endpoint, runs, seed }) => {
+        const R = (window as any).jevReliability;
+        const jev = (window as any).jev;
+        const surfaces = {
+          facade: (e: string, body: unknown) => (e === 'decisions' ? jev.decisions.create(body) : jev.chat.completions.create(body)),
+          fetch: (path: string, init: RequestInit) => fetch(path, init),
+        };
+        try {
+          return await R.fuzz.runCampaign(surfaces, { endpoint, runs, seed, probe: R.fuzz.PROBES[endpoint] });
+        } catch (e) {
+          return { failure: String((e as Error).message ?? e) };
+        }
+      },
+      { endpoint, runs: RUNS, seed: SEEDS[endpoint] },
+    );
+    expect((report as { failure?: string }).failure, 'a failing case, shrunk').toBeUndefined();
+    const r = report as { served: number; refused: Record<string, number>; ms: number };
+    console.log(`fuzz ${endpoint}: ${RUNS} bodies in ${r.ms} ms; served ${r.served}; refused ${JSON.stringify(r.refused)}`);
+    expect(r.served + Object.values(r.refused).reduce((a, b) => a + b, 0)).toBe(RUNS);
+    expect(r.served).toBeGreaterThan(RUNS * 0.05);
+    expect(errors).toEqual([]);
+  });
+}

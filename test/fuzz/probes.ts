@@ -1,0 +1,8 @@
+/** Valid requests served before and during a campaign: their answers must not change. */
+import { PROBE_CHAT, PROBE_DECISION } from '../reliability/malformed.ts';
+import type { Endpoint } from './arbitraries.ts';
+
+export const PROBES: Record<Endpoint, { body: unknown; answer: (result: unknown) => unknown }> = {
+  decisions: { body: PROBE_DECISION, answer: (r) => (r as { answers: unknown }).answers },
+  chat: { body: PROBE_CHAT, answer: (r) => (r as { choices: { message: { content: string } }[] }).choices[0]!.message.content },
+};
