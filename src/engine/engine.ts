@@ -13,6 +13,7 @@ import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat/chat.ts';
 import { refuseFarPastContext } from './model/context-bound.ts';
 import { decide } from './decision/decide.ts';
+import { localScorer } from './decision/local-scorer.ts';
 import type { Dtype, LanguageModel } from './model/language-model.ts';
 import { httpSource, type CheckedModelSource } from './load/http-source.ts';
 import { deviceMayFallBack, loadFailure, loadFailureReason, originOf, statusFailure } from './load/load-failure.ts';
@@ -259,7 +260,7 @@ export class Engine implements EngineApi {
     const request = parseDecisionRequest(body);
     return this.#serve(call, (lm, signal) => {
       refuseFarPastContext(lm, request);
-      return this.#underPressure(() => decide(lm, request, { signal, priors: this.#priors, prefixes: decisionsReuse(lm) ? this.#prefixes : null }));
+      return this.#underPressure(() => decide(localScorer(lm, decisionsReuse(lm) ? this.#prefixes : null), request, { signal, priors: this.#priors }));
     });
   }
 

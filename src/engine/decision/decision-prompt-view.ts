@@ -5,10 +5,10 @@
  * ids; and, per answer, the token ids of each label path scored for it after them.
  */
 import type { AnswerPrompt } from '../../contract/index.ts';
-import type { LanguageModel } from '../model/language-model.ts';
+import type { TokenizerModel } from '../model/tokenizer-model.ts';
 import type { QuestionPlan } from './question-plan.ts';
 
-export function promptOf(lm: LanguageModel, plan: QuestionPlan): AnswerPrompt {
+export function promptOf(lm: Pick<TokenizerModel, 'tokenizer'>, plan: QuestionPlan): AnswerPrompt {
   const ids = [...plan.stateIds, ...plan.promptIds];
   const text = lm.tokenizer.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   const labelIds: Record<string, number[][]> = Object.create(null);

@@ -1,6 +1,6 @@
 import type { Question } from '../../contract/index.ts';
 import { chatTemplateOf, renderChatTemplate } from '../model/chat-template.ts';
-import type { LanguageModel } from '../model/language-model.ts';
+import type { TokenizerModel } from '../model/tokenizer-model.ts';
 
 /**
  * How a decision is laid out as text. The state comes first (`prefix`), so that its key/value
@@ -35,7 +35,7 @@ export const CONTENT_FREE_STATE = 'N/A';
 // A marker no chat template produces or alters; the template is rendered around it, never around user text.
 const SENTINEL = '\u0000jev-question\u0000';
 
-export function promptFrame(lm: LanguageModel, state: string): PromptFrame {
+export function promptFrame(lm: Pick<TokenizerModel, 'tokenizer'>, state: string): PromptFrame {
   const statePart = `State:\n${state}\n\n`;
   if (chatTemplateOf(lm.tokenizer) !== null) {
     const rendered = renderChatTemplate(

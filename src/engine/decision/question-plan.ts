@@ -1,6 +1,6 @@
 import type { Question } from '../../contract/index.ts';
 import { questionBlock, type LabelSurface, type PromptFrame } from './decision-prompt.ts';
-import type { LanguageModel } from '../model/language-model.ts';
+import type { TokenizerModel } from '../model/tokenizer-model.ts';
 import { planLabelScoring, type LabelScoringPlan } from './label-scoring.ts';
 
 /**
@@ -35,7 +35,7 @@ export interface QuestionPlan {
 const SEAM = '\n\n';
 
 export function planQuestion(
-  lm: LanguageModel,
+  lm: Pick<TokenizerModel, 'encode'>,
   frame: PromptFrame,
   question: Question,
   prefixIds: readonly number[] = lm.encode(frame.prefix, frame.addSpecialTokens),
@@ -75,7 +75,7 @@ export function planQuestion(
 }
 
 /** Each label's tokens after the state prefix, from `SEAM + before + label` less the seam's tokens; null if the seam's tokens do not lead. */
-function seamEncodings(lm: LanguageModel, frame: PromptFrame, before: string, labels: readonly LabelSurface[]): number[][] | null {
+function seamEncodings(lm: Pick<TokenizerModel, 'encode'>, frame: PromptFrame, before: string, labels: readonly LabelSurface[]): number[][] | null {
   if (!frame.prefix.endsWith(SEAM)) return null;
   const seamIds = lm.encode(SEAM, false);
   const out: number[][] = [];

@@ -1,5 +1,5 @@
 import { formatParam, JevError, type DecisionRequest } from '../../contract/index.ts';
-import type { LanguageModel } from './language-model.ts';
+import type { TokenizerModel } from './tokenizer-model.ts';
 
 /** Tokens past the limit a prefix must show before the whole text is taken to be past it. */
 const MARGIN = 16;
@@ -12,7 +12,7 @@ const MARGIN = 16;
  * that shows it (at least 1.5 × limit + 16, so that how a word cut at the prefix's end would
  * tokenize cannot matter), or null: not far past, or short enough to be read whole anyway.
  */
-export function tokensFarBeyond(lm: LanguageModel, text: string, limit: number): number | null {
+export function tokensFarBeyond(lm: Pick<TokenizerModel, 'encode'>, text: string, limit: number): number | null {
   for (let size = Math.max(1024, limit * 8); size < text.length; size *= 4) {
     const n = lm.encode(text.slice(0, size), false).length;
     if (n > limit * 1.5 + MARGIN) return n;
@@ -24,7 +24,7 @@ export function tokensFarBeyond(lm: LanguageModel, text: string, limit: number):
  * Refuses, before any of it is tokenized whole, a decision whose state or one of whose questions
  * alone is far past the model's context (422 `context_length_exceeded`, naming the field).
  */
-export function refuseFarPastContext(lm: LanguageModel, request: DecisionRequest): void {
+export function refuseFarPastContext(lm: Pick<TokenizerModel, 'encode' | 'contextLength'>, request: DecisionRequest): void {
   const context = lm.contextLength;
   const state = tokensFarBeyond(lm, request.state, context);
   if (state !== null) {

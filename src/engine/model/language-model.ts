@@ -3,6 +3,7 @@ import { emptyLike, floatsOf, type ElementArray } from '../runtime/float16.ts';
 import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
 import { logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from '../runtime/tensor-ledger.ts';
+import { contextLengthOf, encodeText, positiveInt, type TokenizerModel } from './tokenizer-model.ts';
 import { residesInWasm, withResidentOutputs } from '../runtime/resident-outputs.ts';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
@@ -29,7 +30,7 @@ interface SessionLike {
  * A loaded causal language model: the tokenizer, the ONNX model, and what the engine needs to
  * drive forward passes by hand (the names and shapes of the cache inputs, the context length).
  */
-export class LanguageModel {
+export class LanguageModel implements TokenizerModel {
   readonly kvInputs: readonly KvInput[];
   readonly contextLength: number;
   readonly vocabSize: number;
@@ -88,7 +89,7 @@ export class LanguageModel {
     this.#hasPositionIds = session.inputNames.includes('position_ids');
     this.#hasLogitsToKeep = session.inputNames.includes('num_logits_to_keep');
     const config = model.config as unknown as Record<string, unknown>;
-    this.contextLength = positiveInt(config['max_position_embeddings']) ?? positiveInt(config['n_positions']) ?? 2048;
+    this.contextLength = contextLengthOf(config);
     this.vocabSize = positiveInt(config['vocab_size']) ?? 0;
   }
 
@@ -237,7 +238,7 @@ export class LanguageModel {
   }
 
   encode(text: string, addSpecialTokens: boolean): number[] {
-    return this.tokenizer.encode(text, { add_special_tokens: addSpecialTokens });
+    return encodeText(this.tokenizer, text, addSpecialTokens);
   }
 
   async dispose(): Promise<void> {
@@ -256,8 +257,4 @@ export function kvCacheType(config: unknown, dtype: Dtype): 'float32' | 'float16
   const named = typeof declared === 'string' ? declared : (declared as Record<string, unknown> | undefined)?.[dtype];
   if (named === 'float16' || named === 'float32') return named;
   return dtype === 'fp16' || dtype === 'q4f16' ? 'float16' : 'float32';
-}
-
-function positiveInt(x: unknown): number | undefined {
-  return typeof x === 'number' && Number.isInteger(x) && x > 0 ? x : undefined;
 }
