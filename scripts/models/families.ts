@@ -215,7 +215,7 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
 ];
 
 /** True for Gemma 3's sliding-window (local) layers. */
-export function isSlidingLayer(spec: FamilySpec, layer: number): boolean {
+export function isSlidingLayer(spec: Pick<FamilySpec, 'slidingWindowPattern'>, layer: number): boolean {
   return spec.slidingWindowPattern !== undefined && (layer + 1) % spec.slidingWindowPattern !== 0;
 }
 

@@ -11,14 +11,13 @@
  * Tables are [rows, D], rotate-half layout (angle[p, i] = angle[p, i + D/2] = p·inv_freq[i]);
  * computed in float64 with det-math (bit-reproducible), stored as float32.
  */
-import { detCos, detPow, detSin } from './det-math.ts';
-import type { FamilySpec } from './families.ts';
-import type { RopeTables } from './rope.ts';
+import { type FamilySpec, isSlidingLayer } from './families.ts';
+import type { RotaryTables } from './family-graph.ts';
+import { type RopeTables, inverseFrequencies, rotateHalfTables } from './rope.ts';
 
 /** Inverse frequencies of `spec` for base `theta` (the local theta for Gemma's local layers). */
 export function familyInvFreq(spec: FamilySpec, theta: number, local = false): number[] {
-  const D = spec.headDim;
-  const base = Array.from({ length: D / 2 }, (_, i) => detPow(theta, -(2 * i) / D));
+  const base = inverseFrequencies(theta, spec.headDim);
   const sc = spec.ropeScaling;
   if (!sc || local) return base;
   if (sc.ropeType === 'llama3') {
@@ -44,23 +43,12 @@ export function familyRopeAttentionFactor(spec: FamilySpec): number {
 }
 
 export function familyRopeTables(spec: FamilySpec, theta: number, local = false): RopeTables {
-  const D = spec.headDim;
-  const half = D / 2;
-  const n = spec.ropeRows;
-  const inv = familyInvFreq(spec, theta, local);
-  const af = local ? 1 : familyRopeAttentionFactor(spec);
-  const cos = new Float32Array(n * D);
-  const sin = new Float32Array(n * D);
-  for (let p = 0; p < n; p++) {
-    for (let i = 0; i < half; i++) {
-      const angle = p * (inv[i] as number);
-      const c = detCos(angle) * af;
-      const s = detSin(angle) * af;
-      cos[p * D + i] = c;
-      cos[p * D + i + half] = c;
-      sin[p * D + i] = s;
-      sin[p * D + i + half] = s;
-    }
-  }
-  return { cos, sin };
+  return rotateHalfTables(familyInvFreq(spec, theta, local), spec.ropeRows, spec.headDim, local ? 1 : familyRopeAttentionFactor(spec));
+}
+
+/** A family model's tables: of every layer, and of the local (sliding) layers where it has them (Gemma 3). */
+export function familyRotaryTables(spec: FamilySpec): RotaryTables {
+  const global = familyRopeTables(spec, spec.ropeTheta);
+  const sliding = Array.from({ length: spec.numHiddenLayers }, (_, i) => isSlidingLayer(spec, i)).some(Boolean);
+  return sliding ? { global, local: familyRopeTables(spec, spec.ropeLocalTheta ?? spec.ropeTheta, true) } : { global };
 }

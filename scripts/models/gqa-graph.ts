@@ -28,7 +28,7 @@
  * logits; SimplifiedLayerNormalization's statistics are float32 by stash_type).
  */
 import { type WeightFormat, activationInit, activationType, formatLinear } from './linear-formats.ts';
-import { DIMS } from './llama-graph.ts';
+import { DIMS } from './family-graph.ts';
 import { DataType, GraphBuilder } from './onnx-graph.ts';
 import type { RopeTables } from './rope.ts';
 import type { ModelSpec } from './specs.ts';
