@@ -4,14 +4,17 @@
  * messages, temperature, top_p, max_tokens, max_completion_tokens (an alias of max_tokens),
  * stream, stream_options.include_usage, stop, seed, n, logprobs, top_logprobs,
  * reasoning_effort (OpenAI's field, mapped to a thinking model's switch: see `ReasoningEffort`),
+ * response_format (response-format.ts), tools, tool_choice and parallel_tool_calls (chat-tools.ts),
  * and our extension `truncation`. Any other field (frequency_penalty, presence_penalty, logit_bias,
- * user, response_format, tools, tool_choice, …) is ignored. A body with `questions` or `state`
- * and no `messages` is a decision request sent to the wrong endpoint, and is told so.
+ * user, …) is ignored. A body with `questions` or `state` and no `messages` is a decision request
+ * sent to the wrong endpoint, and is told so.
  */
 import './zod-config.ts';
 import { z } from 'zod';
 import { chatMessageSchema } from './chat-message.ts';
 import type { ChatMessage, ChatMessageInput } from './chat-message.ts';
+import { toolChoiceSchema, toolsSchema, type ChatTool, type ToolChoice } from './chat-tools.ts';
+import { responseFormatSchema, type ResponseFormat } from './response-format.ts';
 import { JevError } from './errors.ts';
 import { errorMessages, validationMessage } from './messages.ts';
 import { limits } from './limits.ts';
@@ -62,12 +65,20 @@ export type ChatRequest = {
   truncation: Truncation;
   /** Null: the template's default. */
   reasoning_effort: ReasoningEffort | null;
+  /** Default `{type:"text"}`. */
+  response_format: ResponseFormat;
+  /** Function tools; empty when none were given. */
+  tools: ChatTool[];
+  /** Default "auto" when tools are given, else "none". */
+  tool_choice: ToolChoice;
+  /** Default true. */
+  parallel_tool_calls: boolean;
 };
 
 export const chatRequestFields = [
   'model', 'messages', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stream',
   'stream_options', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'truncation',
-  'reasoning_effort',
+  'reasoning_effort', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls',
 ] as const;
 
 export const chatMessagesSchema = z
@@ -128,6 +139,10 @@ export const chatRequestSchema = z
     top_logprobs: z.int().min(0).max(limits.maxTopLogprobs).nullish(),
     truncation: z.enum(['error', 'drop_oldest', 'disabled', 'auto']).nullish(),
     reasoning_effort: z.enum(reasoningEfforts).nullish(),
+    response_format: responseFormatSchema,
+    tools: toolsSchema,
+    tool_choice: toolChoiceSchema,
+    parallel_tool_calls: z.boolean().nullish(),
   })
   .superRefine((r, ctx) => {
     if ((r.top_logprobs ?? 0) > 0 && r.logprobs !== true) {
@@ -136,6 +151,13 @@ export const chatRequestSchema = z
     const a = r.max_tokens ?? null;
     const b = r.max_completion_tokens ?? null;
     if (a !== null && b !== null && a !== b) addIssue(ctx, 'maxTokensConflict', [], { path: ['max_completion_tokens'] });
+    const choice = r.tool_choice;
+    if (choice === 'required' && r.tools.length === 0) addIssue(ctx, 'toolChoiceNeedsTools', ['required'], { path: ['tool_choice'] });
+    if (typeof choice === 'object') {
+      const names = r.tools.map((t) => t.function.name);
+      if (names.length === 0) addIssue(ctx, 'toolChoiceNeedsTools', [choice.function.name], { path: ['tool_choice'] });
+      else if (!names.includes(choice.function.name)) addIssue(ctx, 'toolChoiceUnknown', [choice.function.name, names], { path: ['tool_choice', 'function', 'name'] });
+    }
   })
   .transform(
     (r): ChatRequest => ({
@@ -153,6 +175,10 @@ export const chatRequestSchema = z
       include_usage: r.stream_options?.include_usage ?? false,
       truncation: r.truncation === 'drop_oldest' || r.truncation === 'auto' ? 'drop_oldest' : 'error',
       reasoning_effort: r.reasoning_effort ?? null,
+      response_format: r.response_format,
+      tools: r.tools,
+      tool_choice: r.tool_choice ?? (r.tools.length > 0 ? 'auto' : 'none'),
+      parallel_tool_calls: r.parallel_tool_calls ?? true,
     }),
   );
 

@@ -5,9 +5,23 @@
  */
 import './zod-config.ts';
 import { z } from 'zod';
+import type { ChatToolCall } from './chat-message.ts';
+import { chatToolCallSchema } from './chat-message.ts';
 import { responseCheckMessages } from './messages.ts';
 
-export type FinishReason = 'stop' | 'length';
+/** `tool_calls`: the reply ends in tool calls (message.tool_calls), which the client runs. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+/**
+ * A piece of a tool call in a streamed chunk (OpenAI's shape): the first piece of call `index`
+ * carries its `id`, `type` and `function.name`; later pieces append to `function.arguments`.
+ */
+export type ChatToolCallDelta = {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+};
 
 /** One alternative at a position: its token text, natural-log probability, and UTF-8 bytes. */
 export type TopLogprob = { token: string; logprob: number; bytes: number[] | null };
@@ -34,17 +48,18 @@ export type ChatCompletion = {
     /**
      * `reasoning_content` (vLLM's and DeepSeek's field): a thinking model's reasoning, the text
      * of its `<think>` block, apart from the answer in `content`. Present only for a model whose
-     * template thinks (Qwen3); "" when it did not think.
+     * template thinks (Qwen3); "" when it did not think. `content` is null when the reply is
+     * only tool calls (`tool_calls`, finish_reason "tool_calls").
      */
-    message: { role: 'assistant'; content: string; reasoning_content?: string };
+    message: { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: ChatToolCall[] };
     finish_reason: FinishReason | null;
     logprobs: ChoiceLogprobs | null;
   }>;
   usage: ChatUsage;
 };
 
-/** A piece of the reply: of the answer (`content`) or of the reasoning (`reasoning_content`). */
-export type ChatCompletionDelta = { role?: 'assistant'; content?: string; reasoning_content?: string };
+/** A piece of the reply: of the answer (`content`), of the reasoning (`reasoning_content`), or of tool calls. */
+export type ChatCompletionDelta = { role?: 'assistant'; content?: string; reasoning_content?: string; tool_calls?: ChatToolCallDelta[] };
 
 export type ChatCompletionChunk = {
   id: string;
@@ -67,7 +82,7 @@ export const chatCompletionIdPrefix = 'chatcmpl-';
 /** The stream's terminating event data (`data: [DONE]`). */
 export const streamDoneSentinel = '[DONE]';
 
-export const finishReasonSchema = z.enum(['stop', 'length']);
+export const finishReasonSchema = z.enum(['stop', 'length', 'tool_calls']);
 
 const byteSchema = z.int().min(0).max(255);
 export const topLogprobSchema = z.object({
@@ -101,19 +116,41 @@ export const chatCompletionSchema = z.object({
     .array(
       z.object({
         index: z.literal(0),
-        message: z.object({ role: z.literal('assistant'), content: z.string(), reasoning_content: z.string().optional() }),
+        message: z
+          .object({
+            role: z.literal('assistant'),
+            content: z.string().nullable(),
+            reasoning_content: z.string().optional(),
+            tool_calls: z.array(chatToolCallSchema).min(1).optional(),
+          })
+          .refine((m) => m.content !== null || m.tool_calls !== undefined, {
+            message: responseCheckMessages.contentOrToolCalls(),
+            path: ['content'],
+          }),
         finish_reason: finishReasonSchema.nullable(),
         logprobs: choiceLogprobsSchema.nullable(),
+      })
+      .refine((c) => (c.finish_reason === 'tool_calls') === (c.message.tool_calls !== undefined), {
+        message: responseCheckMessages.toolCallsFinish(),
+        path: ['finish_reason'],
       }),
     )
     .length(1),
   usage: chatUsageSchema,
 });
 
+export const chatToolCallDeltaSchema = z.object({
+  index: z.int().min(0),
+  id: z.string().min(1).optional(),
+  type: z.literal('function').optional(),
+  function: z.object({ name: z.string().min(1).optional(), arguments: z.string().optional() }).optional(),
+});
+
 export const chatCompletionDeltaSchema = z.object({
   role: z.literal('assistant').optional(),
   content: z.string().optional(),
   reasoning_content: z.string().optional(),
+  tool_calls: z.array(chatToolCallDeltaSchema).min(1).optional(),
 });
 
 export const chatCompletionChunkSchema = z.object({

@@ -33,6 +33,15 @@ export const limits = {
   maxStop: 4,
   /** Largest `top_logprobs` (OpenAI's limit). */
   maxTopLogprobs: 20,
+  /** Function tools in one chat completion request (OpenAI's limit). */
+  maxTools: 128,
+  /**
+   * Integers in one `minimum`…`maximum` range of a response schema (json-schema-subset.ts): the
+   * engine writes the range out as an enum, xgrammar 0.1.27's own integer ranges being wrong.
+   */
+  maxIntegerRange: 1000,
+  /** The largest count of a quantifier (`{n}`, `{n,m}`) in a response schema's `pattern`: each repeat is a copy in the grammar. */
+  maxPatternRepeat: 256,
   /**
    * Levels of objects and arrays in a whole request body (body-bounds.ts): above every field's own
    * limit (a `state` of `maxDepth` levels sits two levels down), below what any recursive walk of the

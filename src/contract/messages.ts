@@ -109,7 +109,81 @@ export const validationMessages = {
     `'${param}' and 'max_tokens' are aliases and were given different values; send only one of them.`,
   unsupportedContentPart: (param: string, got: unknown) =>
     `'${param}' must be "text": only text content parts are supported, got ${typeof got === 'string' ? quoteValue(got) : describeValue(got)}.`,
+
+  // response_format and tools: the JSON-schema subset (json-schema-subset.ts, docs/structured-output.md).
+  schemaKeywordRefused: (param: string, keyword: string, why: string) =>
+    `'${param}': the JSON-schema keyword ${quoteValue(keyword)} cannot be enforced: ${why}. See docs/structured-output.md for the keywords that are.`,
+  schemaKeywordUnknown: (param: string, keyword: string) =>
+    `'${param}': ${quoteValue(keyword)} is not a JSON-schema keyword this service enforces, and none is ignored; remove it or use one that is (docs/structured-output.md).`,
+  schemaNotAlone: (param: string, keyword: string, alone: string) =>
+    `'${param}': ${quoteValue(keyword)} cannot stand next to ${quoteValue(alone)}, which is enforced only on its own (with annotations${alone === 'enum' || alone === 'const' ? ' and "type"' : ''}); move it into the schemas ${quoteValue(alone)} names.`,
+  schemaNotTogether: (param: string, keyword: string, other: string) =>
+    `'${param}': ${quoteValue(keyword)} cannot be enforced together with ${quoteValue(other)} in one schema; keep one of them.`,
+  schemaValueNotOfType: (param: string, type: string) => `'${param}' is not of the schema's type (${type}).`,
+  schemaDuplicate: (param: string, name: string) => `'${param}': ${quoteValue(name)} is listed twice.`,
+  schemaPropertyName: (param: string) =>
+    `'${param}': a property name with '"', '\\' or a control character cannot be enforced; rename the property.`,
+  schemaRequiredNotAProperty: (param: string, name: string) =>
+    `'${param}': the required property ${quoteValue(name)} is not in 'properties'; declare it there.`,
+  schemaPattern: (param: string, why: string) => `'${param}' cannot be enforced: ${why}.`,
+  schemaFormat: (param: string, got: string, enforced: readonly string[]) =>
+    `'${param}': the format ${quoteValue(got)} is not enforced; the enforced formats are ${enforced.map((f) => quoteValue(f)).join(', ')} (or use a "pattern").`,
+  schemaBoundNeedsInteger: (param: string, keyword: string) =>
+    `'${param}': ${quoteValue(keyword)} is enforced only in a schema whose "type" is "integer" (or a list with "integer" and without "number").`,
+  schemaIntegerRange: (param: string, why: string) =>
+    `'${param}': this integer range cannot be enforced: ${why}. Give both ends, or use an "enum".`,
+  schemaRef: (param: string, ref: string) =>
+    `'${param}': the reference ${quoteValue(ref)} cannot be enforced: only "#/$defs/<name>" and "#/definitions/<name>" of the same schema are (no external or nested references).`,
+  schemaRefMissing: (param: string, ref: string) => `'${param}': the reference ${quoteValue(ref)} names no schema of the root's $defs or definitions.`,
+  schemaDefsNotAtRoot: (param: string, keyword: string) =>
+    `'${param}': ${quoteValue(keyword)} is read only at the schema's root; move these definitions there.`,
+  schemaCompile: (param: string, why: string) => `'${param}' could not be compiled into a grammar: ${why}.`,
+
+  // tools and tool_choice.
+  toolNameTaken: (param: string, name: string) => `'${param}': a tool named ${quoteValue(name)} is already given; tool names must be unique.`,
+  toolChoiceNeedsTools: (param: string, choice: string) => `'${param}' is ${quoteValue(choice)}, but the request gives no 'tools'.`,
+  toolChoiceUnknown: (param: string, name: string, names: readonly string[]) =>
+    `'${param}' names the tool ${quoteValue(name)}, which is not in 'tools' (${names.map((n) => quoteValue(n)).join(', ')}).`,
+  nameFormat: (param: string, got: string) =>
+    `'${param}' must be 1 to 64 characters of a-z, A-Z, 0-9, "_" and "-", got ${quoteValue(got)}.`,
+  toolCallsContent: (param: string) => `'${param}' must be null, absent or a string when the message carries tool_calls.`,
 } as const;
+
+/**
+ * Why each refused JSON-schema keyword cannot be enforced (json-schema-subset.ts). The grammar
+ * engine is @mlc-ai/web-xgrammar 0.1.27; "ignores" means it compiles the keyword and enforces
+ * nothing of it, so output would not validate.
+ */
+export const refusedSchemaKeywords = {
+  multipleOf: 'the grammar engine ignores it',
+  uniqueItems: 'uniqueness across items cannot be enforced token by token (uniqueItems: false is fine)',
+  not: 'the grammar engine ignores it',
+  if: 'conditional schemas are not enforced; use anyOf',
+  then: 'conditional schemas are not enforced; use anyOf',
+  else: 'conditional schemas are not enforced; use anyOf',
+  allOf: 'intersections are not enforced; merge the schemas into one',
+  oneOf: 'the grammar engine treats it as anyOf, so exclusivity would not be enforced; use anyOf',
+  dependentRequired: 'the grammar engine ignores it',
+  dependentSchemas: 'the grammar engine ignores it',
+  dependencies: 'the grammar engine ignores it',
+  contains: 'the grammar engine enforces it wrongly',
+  minContains: 'the grammar engine ignores it',
+  maxContains: 'the grammar engine ignores it',
+  patternProperties: 'the grammar engine enforces it wrongly',
+  propertyNames: 'not enforced; list the names in properties',
+  unevaluatedProperties: 'not enforced; use additionalProperties',
+  unevaluatedItems: 'not enforced; use items',
+  nullable: "OpenAPI's nullable is not JSON Schema; use \"type\": [T, \"null\"]",
+  $anchor: 'only references to $defs are enforced',
+  $dynamicRef: 'only references to $defs are enforced',
+  $dynamicAnchor: 'only references to $defs are enforced',
+  $recursiveRef: 'only references to $defs are enforced',
+  $recursiveAnchor: 'only references to $defs are enforced',
+} as const;
+
+/** Why bounds on a schema whose type includes "number" are refused. */
+export const numberBoundsReason =
+  'bounds on non-integer numbers are enforced wrongly by the grammar engine; use "type": "integer" with both ends, or an enum';
 
 export type ValidationMessages = typeof validationMessages;
 export type MessageKind = keyof ValidationMessages;
@@ -139,6 +213,16 @@ export const errorMessages = {
   queueFull: (waiting: number, retryAfterS: number) =>
     `The engine is busy: ${waiting} request${waiting === 1 ? ' is' : 's are'} already waiting, the most it queues (limits.maxQueued). Send it again in ${retryAfterS} s (Retry-After).`,
   unknownFault: () => 'The engine failed for an unknown reason.',
+  backendUnavailable: (backend: string, url: string, reason: string, retryAfterS: number) =>
+    `The ${backend} server at ${url} is unavailable (${reason}). Send the request again in ${retryAfterS} s (Retry-After).`,
+  backendTimeout: (backend: string, url: string, ms: number) =>
+    `The ${backend} server at ${url} did not answer within ${ms} ms (--timeout-ms).`,
+  backendBadReply: (backend: string, path: string, what: string) =>
+    `The ${backend} server's reply to ${path} is not what it should be: ${what}.`,
+  backendRefused: (backend: string, path: string, status: number, message: string) =>
+    `The ${backend} server refused ${path} with status ${status}: ${message}`,
+  tokenizerMismatch: (backend: string, probe: string, ours: readonly number[], theirs: readonly number[]) =>
+    `The ${backend} server tokenizes differently from the tokenizer of --model/--host, so decisions would not be the ones the browser computes. The probe text ${JSON.stringify(probe)} gives [${ours.join(', ')}] here and [${theirs.join(', ')}] there: serve the same model (and revision) on both.`,
   unreadableErrorBody: (status?: number) =>
     `The service answered${status === undefined ? '' : ` with status ${status}`} without a readable error body.`,
 } as const;
@@ -150,6 +234,8 @@ export const responseCheckMessages = {
   probabilitiesNotLegend: () => 'probabilities must be keyed like the legend',
   scoreAboveTop: () => 'score must not exceed the highest grade index',
   totalTokens: () => 'total_tokens must equal prompt_tokens + completion_tokens',
+  contentOrToolCalls: () => 'content may be null only when the message carries tool_calls',
+  toolCallsFinish: () => 'finish_reason is "tool_calls" exactly when the message carries tool_calls',
 } as const;
 
 /**

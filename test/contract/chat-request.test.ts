@@ -19,6 +19,10 @@ const defaults: ChatRequest = {
   include_usage: false,
   truncation: 'error',
   reasoning_effort: null,
+  response_format: { type: 'text' },
+  tools: [],
+  tool_choice: 'none',
+  parallel_tool_calls: true,
 };
 const parse = (extra: Record<string, unknown>) => parseChatRequest({ ...valid, ...extra });
 
@@ -94,14 +98,14 @@ describe('parseChatRequest: messages', () => {
     expectJevError(() => parse({ messages: [5] }), 'invalid_request', 400, 'messages[0]');
   });
 
-  it('roles: system, user, assistant; developer is read as system', () => {
+  it('roles: system, user, assistant, tool; developer is read as system', () => {
     expect(parse({ messages: [{ role: 'developer', content: 'd' }, { role: 'assistant', content: 'a' }] }).messages).toEqual([
       { role: 'system', content: 'd' },
       { role: 'assistant', content: 'a' },
     ]);
-    const bad = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'tool', content: 'c' }];
+    const bad = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'function', content: 'c' }];
     const err = expectJevError(() => parse({ messages: bad }), 'invalid_request', 400, 'messages[2].role');
-    expect(err.message).toMatch(/"system", "user", "assistant"/);
+    expect(err.message).toMatch(/"system", "user", "assistant", "tool"/);
     expectJevError(() => parse({ messages: [{ content: 'x' }] }), 'invalid_request', 400, 'messages[0].role');
   });
 

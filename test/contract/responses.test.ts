@@ -61,6 +61,36 @@ describe('chat response schemas', () => {
     expect(chatCompletionSchema.safeParse({ ...completion, id: 'x' }).success).toBe(false);
     expect(chatCompletionSchema.safeParse({ ...completion, usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 7 } }).success).toBe(false);
   });
+
+  it('accept tool calls: a message with content null and finish_reason "tool_calls", and tool-call deltas', () => {
+    const call = { id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city": "Paris"}' } };
+    const completion: ChatCompletion = {
+      id: 'chatcmpl-t1', object: 'chat.completion', created: 1_790_000_000, model: 'jev',
+      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls', logprobs: null }],
+      usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 },
+    };
+    expect(chatCompletionSchema.parse(completion)).toEqual(completion);
+    const choice = completion.choices[0]!;
+    const withChoice = (c: object) => ({ ...completion, choices: [{ ...choice, ...c }] });
+    // content null needs tool calls; tool calls and finish_reason "tool_calls" go together.
+    expect(chatCompletionSchema.safeParse(withChoice({ message: { role: 'assistant', content: null } })).success).toBe(false);
+    expect(chatCompletionSchema.safeParse(withChoice({ finish_reason: 'stop' })).success).toBe(false);
+    expect(chatCompletionSchema.safeParse(withChoice({ message: { role: 'assistant', content: 'x' } })).success).toBe(false);
+    expect(chatCompletionSchema.safeParse(withChoice({ message: { role: 'assistant', content: null, tool_calls: [{ ...call, function: { name: 'f', arguments: {} } }] } })).success).toBe(false);
+    const chunk = (delta: object): ChatCompletionChunk => ({
+      id: 'chatcmpl-t1', object: 'chat.completion.chunk', created: 1_790_000_000, model: 'jev',
+      choices: [{ index: 0, delta, finish_reason: null, logprobs: null }],
+    });
+    const opening = chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] });
+    const piece = chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city": ' } }] });
+    expect(chatCompletionChunkSchema.parse(opening)).toEqual(opening);
+    expect(chatCompletionChunkSchema.parse(piece)).toEqual(piece);
+    expect(chatCompletionChunkSchema.parse(chunk({}))).toEqual(chunk({}));
+    expect(chatCompletionChunkSchema.safeParse(chunk({ tool_calls: [{ index: -1 }] })).success).toBe(false);
+    expect(chatCompletionChunkSchema.safeParse(chunk({ tool_calls: [{ index: 0, type: 'code' }] })).success).toBe(false);
+    const end = { ...chunk({}), choices: [{ index: 0 as const, delta: {}, finish_reason: 'tool_calls' as const, logprobs: null }] };
+    expect(chatCompletionChunkSchema.parse(end)).toEqual(end);
+  });
 });
 
 describe('modelListSchema', () => {

@@ -323,7 +323,7 @@ for (const family of FAMILIES) {
 
     it('a second turn reuses the KV cache: fewer tokens fed than a cold run, the same answer', async () => {
       const first = await engine.chat({ model: 'jev', messages: MESSAGES, temperature: 0, max_tokens: 6 }, call());
-      const followUp: ChatMessage[] = [...MESSAGES, { role: 'assistant', content: first.choices[0]!.message.content }, { role: 'user', content: 'And then?' }];
+      const followUp: ChatMessage[] = [...MESSAGES, { role: 'assistant', content: first.choices[0]!.message.content! }, { role: 'user', content: 'And then?' }];
       const fed = async (run: () => Promise<unknown>) => {
         const before = (await engine.status()).counters.tokensFed;
         await run();
@@ -409,7 +409,7 @@ for (const family of FAMILIES) {
 
           // The next turn sends the answer back without the reasoning: the template renders that turn
           // differently from what the model wrote, so the cache is reused up to where they part, no further.
-          const followUp: ChatMessage[] = [...MESSAGES, { role: 'assistant', content: res.choices[0]!.message.content }, { role: 'user', content: 'And then?' }];
+          const followUp: ChatMessage[] = [...MESSAGES, { role: 'assistant', content: res.choices[0]!.message.content! }, { role: 'user', content: 'And then?' }];
           const prompt2 = chatPromptIds(lm, followUp);
           const held = [...chatPromptIds(lm, MESSAGES), ...ref.tokens.slice(0, ref.stopped ? ref.tokens.length : ref.tokens.length - 1)];
           let shared = 0;

@@ -76,7 +76,7 @@ for (const m of testModels()) {
     });
 
     it('a stop sequence cuts the text before it', async () => {
-      const full = (await chat({ temperature: 0, max_tokens: 24 })).choices[0]!.message.content;
+      const full = (await chat({ temperature: 0, max_tokens: 24 })).choices[0]!.message.content!;
       const stop = full.slice(Math.floor(full.length / 2), Math.floor(full.length / 2) + 3);
       expect(stop.length).toBe(3);
       const chunks: ChatCompletionChunk[] = [];
@@ -113,7 +113,7 @@ for (const m of testModels()) {
       const first = await chat({ temperature: 0, max_tokens: 12 });
       const followUp: ChatMessage[] = [
         ...MESSAGES,
-        { role: 'assistant', content: first.choices[0]!.message.content },
+        { role: 'assistant', content: first.choices[0]!.message.content! },
         { role: 'user', content: 'And then what happened?' },
       ];
       const before = lm.tokensFed;

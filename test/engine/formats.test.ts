@@ -203,7 +203,7 @@ describe.skipIf(!present(TINY, 'fp32'))(`formats of ${TINY} and ${GQA} on onnxru
 
         it('reuses the KV cache across chat turns: a follow-up feeds only the new turn', async () => {
           const first = await engine.chat({ model: 'jev', messages: MESSAGES, temperature: 0, max_tokens: 6 }, call());
-          const followUp: ChatMessage[] = [...MESSAGES, { role: 'assistant', content: first.choices[0]!.message.content }, { role: 'user', content: 'And then what happened?' }];
+          const followUp: ChatMessage[] = [...MESSAGES, { role: 'assistant', content: first.choices[0]!.message.content! }, { role: 'user', content: 'And then what happened?' }];
           const before = lm.tokensFed;
           const warm = await engine.chat({ model: 'jev', messages: followUp, temperature: 0, max_tokens: 6 }, call());
           const prefilled = lm.tokensFed - before - Math.max(0, warm.usage.completion_tokens - 1);

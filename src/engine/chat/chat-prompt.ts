@@ -24,7 +24,7 @@ export function chatPrompt(lm: LanguageModel, messages: readonly ChatMessage[], 
   const parts: string[] = [];
   for (const m of messages) {
     if (m.role === 'system') parts.push(`${m.content}\n\n`);
-    else parts.push(`${m.role === 'user' ? 'User' : 'Assistant'}: ${m.content}\n`);
+    else parts.push(`${m.role === 'user' ? 'User' : m.role === 'tool' ? 'Tool' : 'Assistant'}: ${m.content}\n`);
   }
   parts.push('Assistant:');
   const text = parts.join('');

@@ -60,7 +60,8 @@ export function templateHasSystemRole(tokenizer: Tokenizer): boolean {
 
 /** The conversation as the template reads it, with the generation prompt. */
 export function renderChatTemplate(tokenizer: Tokenizer, messages: readonly ChatMessage[], options: RenderOptions = {}): string {
-  const plain = messages.map((m) => ({ role: m.role, content: m.content }));
+  // Copies, with their tool fields (tool_calls, tool_call_id) passed to the template as sent.
+  const plain = messages.map((m): ChatMessage => ({ ...m }));
   const first = templateHasSystemRole(tokenizer) ? plain : foldSystem(plain);
   let firstError: unknown = null;
   try {
@@ -104,7 +105,8 @@ function normalize(messages: readonly ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const m of foldSystem(messages)) {
     const last = out[out.length - 1];
-    if (last && last.role === m.role) last.content = `${last.content}\n\n${m.content}`;
+    // Tool results and tool calls stay messages of their own (each names its call).
+    if (last && last.role === m.role && m.role !== 'tool' && !('tool_calls' in last) && !('tool_calls' in m)) last.content = `${last.content}\n\n${m.content}`;
     else out.push({ ...m });
   }
   if (out[0]?.role === 'assistant') out.unshift({ role: 'user', content: '' });

@@ -1,0 +1,152 @@
+/**
+ * response_format in the chat request: OpenAI's three shapes normalized exactly, and the
+ * JSON-schema subset the engine enforces: every keyword it cannot enforce is a 400 whose `param`
+ * points at that keyword (json-schema-subset.ts, docs/structured-output.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { checkSchemaSubset, enforcedFormats, limits, parseChatRequest } from '../../src/contract/index.ts';
+import { expectJevError } from './helpers.ts';
+
+const base = { model: 'jev', messages: [{ role: 'user', content: 'Hi' }] };
+const withFormat = (response_format: unknown) => parseChatRequest({ ...base, response_format });
+const withSchema = (schema: unknown) => withFormat({ type: 'json_schema', json_schema: { name: 'out', schema } });
+const SCHEMA = 'response_format.json_schema.schema';
+const refusedAt = (schema: unknown, param: string, message?: RegExp) => {
+  const err = expectJevError(() => withSchema(schema), 'invalid_request', 400, param);
+  if (message) expect(err.message).toMatch(message);
+  return err;
+};
+
+describe('response_format', () => {
+  it('defaults to text; text, json_object and json_schema are normalized exactly', () => {
+    expect(parseChatRequest(base).response_format).toEqual({ type: 'text' });
+    expect(withFormat(null).response_format).toEqual({ type: 'text' });
+    expect(withFormat({ type: 'text' }).response_format).toEqual({ type: 'text' });
+    expect(withFormat({ type: 'json_object' }).response_format).toEqual({ type: 'json_object' });
+    const schema = { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 9 } }, required: ['a'], additionalProperties: false };
+    expect(withFormat({ type: 'json_schema', json_schema: { name: 'digit-1_A', description: 'One digit.', schema, strict: true } }).response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'digit-1_A', description: 'One digit.', schema, strict: true },
+    });
+    expect(withFormat({ type: 'json_schema', json_schema: { name: 'x', schema: {}, strict: null, description: null } }).response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'x', schema: {}, strict: false },
+    });
+  });
+
+  it('refuses a malformed response_format naming the field', () => {
+    expectJevError(() => withFormat('json'), 'invalid_request', 400, 'response_format');
+    expectJevError(() => withFormat({}), 'invalid_request', 400, 'response_format.type');
+    const err = expectJevError(() => withFormat({ type: 'json' }), 'invalid_request', 400, 'response_format.type');
+    expect(err.message).toMatch(/"text", "json_object", "json_schema"/);
+    expectJevError(() => withFormat({ type: 'json_schema' }), 'invalid_request', 400, 'response_format.json_schema');
+    expectJevError(() => withFormat({ type: 'json_schema', json_schema: { schema: {} } }), 'invalid_request', 400, 'response_format.json_schema.name');
+    for (const name of ['', 'a b', 'é', 'x'.repeat(65), 'a.b']) {
+      expectJevError(() => withFormat({ type: 'json_schema', json_schema: { name, schema: {} } }), 'invalid_request', 400, 'response_format.json_schema.name');
+    }
+    expectJevError(() => withFormat({ type: 'json_schema', json_schema: { name: 'x' } }), 'invalid_request', 400, SCHEMA);
+    expectJevError(() => withFormat({ type: 'json_schema', json_schema: { name: 'x', schema: 'object' } }), 'invalid_request', 400, SCHEMA);
+    expectJevError(() => withFormat({ type: 'json_schema', json_schema: { name: 'x', schema: {}, strict: 'yes' } }), 'invalid_request', 400, 'response_format.json_schema.strict');
+    expectJevError(() => withFormat({ type: 'json_schema', json_schema: { name: 'x', schema: {}, description: 3 } }), 'invalid_request', 400, 'response_format.json_schema.description');
+  });
+});
+
+describe('the enforced JSON-schema subset', () => {
+  it('accepts every enforced keyword, annotations and references', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $id: 'urn:x',
+      title: 'T',
+      description: 'D',
+      $comment: 'c',
+      type: 'object',
+      $defs: { Tag: { type: 'string', minLength: 1, maxLength: 12 } },
+      definitions: { N: { type: ['integer', 'null'], minimum: -5, exclusiveMaximum: 6 } },
+      properties: {
+        name: { type: 'string', maxLength: 20, default: 'x', examples: ['y'], deprecated: false, readOnly: true, writeOnly: false },
+        zip: { type: 'string', pattern: '^[0-9]{5}$' },
+        when: { type: 'string', format: 'date-time' },
+        kind: { enum: ['a', 'b', 1, null] },
+        fixed: { const: { a: [1] } },
+        typed: { type: 'string', enum: ['x', 'y'] },
+        either: { anyOf: [{ type: 'string' }, { type: 'boolean' }] },
+        tags: { type: 'array', items: { $ref: '#/$defs/Tag' }, minItems: 1, maxItems: 3, uniqueItems: false },
+        pair: { type: 'array', prefixItems: [{ type: 'integer', minimum: 0, maximum: 1 }, { type: 'string' }], items: false },
+        n: { $ref: '#/definitions/N' },
+        map: { type: 'object', additionalProperties: { type: 'number' }, minProperties: 0, maxProperties: 4 },
+        tree: { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/$defs/Tag' } } }, additionalProperties: true },
+        'é ü': { type: 'boolean' },
+      },
+      required: ['name', 'kind'],
+      additionalProperties: false,
+    };
+    expect(checkSchemaSubset(schema)).toBeNull();
+    expect(withSchema(schema).response_format).toEqual({ type: 'json_schema', json_schema: { name: 'out', schema, strict: false } });
+    for (const format of enforcedFormats) expect(checkSchemaSubset({ type: 'string', format })).toBeNull();
+    expect(checkSchemaSubset({})).toBeNull();
+    expect(checkSchemaSubset({ type: 'integer', minimum: 1, maximum: limits.maxIntegerRange })).toBeNull();
+    expect(checkSchemaSubset({ type: 'integer', exclusiveMinimum: 0.5, maximum: 3.7 })).toBeNull();
+  });
+
+  const refusals: [string, unknown, string, RegExp?][] = [
+    ['multipleOf', { type: 'object', properties: { x: { type: 'integer', multipleOf: 5 } } }, `${SCHEMA}.properties.x.multipleOf`, /ignores it/],
+    ['uniqueItems: true', { type: 'array', uniqueItems: true }, `${SCHEMA}.uniqueItems`],
+    ['not', { not: { type: 'string' } }, `${SCHEMA}.not`],
+    ['if', { if: { type: 'string' }, then: {}, else: {} }, `${SCHEMA}.if`, /anyOf/],
+    ['allOf', { allOf: [{ type: 'string' }] }, `${SCHEMA}.allOf`],
+    ['oneOf', { type: 'object', properties: { a: { oneOf: [{ type: 'string' }, { type: 'integer' }] } } }, `${SCHEMA}.properties.a.oneOf`, /use anyOf/],
+    ['dependentRequired', { type: 'object', dependentRequired: { a: ['b'] } }, `${SCHEMA}.dependentRequired`],
+    ['dependentSchemas', { type: 'object', dependentSchemas: {} }, `${SCHEMA}.dependentSchemas`],
+    ['contains', { type: 'array', contains: { const: 1 } }, `${SCHEMA}.contains`],
+    ['minContains', { type: 'array', minContains: 1 }, `${SCHEMA}.minContains`],
+    ['maxContains', { type: 'array', maxContains: 1 }, `${SCHEMA}.maxContains`],
+    ['patternProperties', { type: 'object', patternProperties: { '^x': {} } }, `${SCHEMA}.patternProperties`],
+    ['unevaluatedProperties', { type: 'object', unevaluatedProperties: false }, `${SCHEMA}.unevaluatedProperties`],
+    ['unevaluatedItems', { type: 'array', unevaluatedItems: false }, `${SCHEMA}.unevaluatedItems`],
+    ['nullable', { type: 'string', nullable: true }, `${SCHEMA}.nullable`, /"type": \[T, "null"\]/],
+    ['an unknown keyword', { type: 'string', maxLenght: 3 }, `${SCHEMA}.maxLenght`, /not a JSON-schema keyword/],
+    ['number bounds', { type: 'number', minimum: 0, maximum: 1 }, `${SCHEMA}.minimum`, /non-integer/],
+    ['number bounds in a type list', { type: ['integer', 'number'], minimum: 0, maximum: 1 }, `${SCHEMA}.minimum`],
+    ['bounds without a type', { minimum: 0, maximum: 1 }, `${SCHEMA}.minimum`, /"integer"/],
+    ['an integer bound alone', { type: 'integer', minimum: 0 }, `${SCHEMA}.minimum`, /both ends/],
+    ['an integer range too wide', { type: 'integer', minimum: 0, maximum: limits.maxIntegerRange }, `${SCHEMA}.maximum`, /1001 integers/],
+    ['an empty integer range', { type: 'integer', minimum: 3, exclusiveMaximum: 3 }, `${SCHEMA}.exclusiveMaximum`, /no integer/],
+    ['an external $ref', { type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } }, `${SCHEMA}.properties.a.$ref`, /external/],
+    ['a nested $ref pointer', { $defs: { A: { type: 'object', properties: { b: {} } } }, $ref: '#/$defs/A/properties/b' }, `${SCHEMA}.$ref`],
+    ['a $ref to nothing', { $ref: '#/$defs/Missing' }, `${SCHEMA}.$ref`, /names no schema/],
+    ['a $ref with siblings', { $defs: { A: {} }, type: 'object', properties: { a: { $ref: '#/$defs/A', type: 'string' } } }, `${SCHEMA}.properties.a.type`, /"\$ref"/],
+    ['anyOf with siblings', { type: 'string', anyOf: [{ type: 'string' }] }, `${SCHEMA}.type`, /"anyOf"/],
+    ['enum with maxLength', { enum: ['a'], maxLength: 3 }, `${SCHEMA}.maxLength`, /"enum"/],
+    ['an enum value of another type', { type: 'string', enum: ['a', 1] }, `${SCHEMA}.enum[1]`],
+    ['an empty enum', { enum: [] }, `${SCHEMA}.enum`],
+    ['nested $defs', { type: 'object', properties: { a: { $defs: {} } } }, `${SCHEMA}.properties.a.$defs`, /root/],
+    ['an unknown format', { type: 'string', format: 'iri' }, `${SCHEMA}.format`, /"date-time"/],
+    ['json-pointer', { type: 'string', format: 'json-pointer' }, `${SCHEMA}.format`],
+    ['a pattern with lookahead', { type: 'object', properties: { p: { type: 'string', pattern: '^(?=a)a$' } } }, `${SCHEMA}.properties.p.pattern`, /lookahead/],
+    ['a pattern with \\p{}', { type: 'string', pattern: '\\p{L}+' }, `${SCHEMA}.pattern`, /Unicode property/],
+    ['a pattern with \\b', { type: 'string', pattern: '\\bx' }, `${SCHEMA}.pattern`, /word boundar/],
+    ['a pattern with a backreference', { type: 'string', pattern: '(a)\\1' }, `${SCHEMA}.pattern`, /backreference/],
+    ['a pattern and a length', { type: 'string', pattern: '^a+$', maxLength: 3 }, `${SCHEMA}.maxLength`, /"pattern"/],
+    ['a format and a length', { type: 'string', format: 'email', minLength: 3 }, `${SCHEMA}.minLength`, /"format"/],
+    ['a format and a pattern', { type: 'string', format: 'email', pattern: '^a' }, `${SCHEMA}.pattern`, /"format"/],
+    ['a bad type name', { type: 'str' }, `${SCHEMA}.type`, /"string"/],
+    ['a bad type in a list', { type: ['string', 'nul'] }, `${SCHEMA}.type[1]`],
+    ['a required name not in properties', { type: 'object', properties: { a: {} }, required: ['a', 'b'] }, `${SCHEMA}.required[1]`, /not in 'properties'/],
+    ['a property name with a quote', { type: 'object', properties: { 'a"b': {} } }, `${SCHEMA}.properties["a\\"b"]`],
+    ['a negative maxLength', { type: 'string', maxLength: -1 }, `${SCHEMA}.maxLength`],
+    ['minItems above maxItems', { type: 'array', minItems: 3, maxItems: 2 }, `${SCHEMA}.maxItems`],
+    ['maxProperties below the required count', { type: 'object', properties: { a: {}, b: {} }, required: ['a', 'b'], maxProperties: 1 }, `${SCHEMA}.maxProperties`],
+    ['a boolean subschema', { type: 'object', properties: { a: true } }, `${SCHEMA}.properties.a`],
+    ['deep in anyOf', { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', properties: { x: { type: 'string', format: 'byte' } } } }] }, `${SCHEMA}.anyOf[1].items.properties.x.format`],
+    ['deep in $defs', { $defs: { A: { type: 'integer', multipleOf: 2 } }, $ref: '#/$defs/A' }, `${SCHEMA}.$defs.A.multipleOf`],
+  ];
+  for (const [what, schema, param, message] of refusals) {
+    it(`refuses ${what} at ${param}`, () => {
+      refusedAt(schema, param, message);
+    });
+  }
+
+  it('refuses a schema that is not an object, at the schema', () => {
+    for (const schema of [true, [], 'object', 3]) refusedAt(schema, SCHEMA);
+  });
+});
