@@ -20,6 +20,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startModelHost, type ModelHost } from '../e2e/support/model-host.ts';
 import { generateModels } from '../scripts/models/generate-models.ts';
+import { GENERATED, MODEL_ROOTS, REPO, VENDORED } from '../scripts/models/roots.ts';
 import { browserVersion, commitId, machineDescription } from './lib/machine.ts';
 import { makePlan, SMOL, TINYSTORIES, type TargetPlan } from './lib/plan.ts';
 import { loadAverage, ProcessSampler } from './lib/procs.ts';
@@ -49,11 +50,8 @@ import { checkModels, summarize } from './peers/check-wllama.ts';
 import { PEER_DTYPES, type PeerDtype, peerModel } from './peers/models.ts';
 import { runWllamaPeers } from './peers/wllama-peer.ts';
 
-const REPO = resolve(import.meta.dirname, '..');
 /** The generated Llama models with every format (and quantized GGUFs). */
 const FORMAT_MODELS = [SMOL, 'tiny-random-llama'];
-const GENERATED = join(REPO, 'models');
-const VENDORED = resolve(REPO, 'vendor/models');
 
 interface Options {
   json: string;
@@ -136,7 +134,7 @@ async function runTarget(plan: TargetPlan, site: string, mirror: ModelHost, opti
   const sampler = new ProcessSampler(profile);
   sampler.start();
   const memory: MemoryResult[] = [];
-  const base = { device: plan.device, model: plan.model, dtype: plan.dtype, model_bytes: modelBytes([GENERATED, VENDORED], plan.model, plan.dtype) };
+  const base = { device: plan.device, model: plan.model, dtype: plan.dtype, model_bytes: modelBytes(MODEL_ROOTS, plan.model, plan.dtype) };
   const loadOptions = { model: plan.model, host: mirror.url, device: plan.device, dtype: plan.dtype, threads: options.threads };
   try {
     // ---- load: cold (empty profile: over the network from the mirror), then warm (Cache Storage)
@@ -424,7 +422,7 @@ async function main(): Promise<void> {
   const dist = await buildPage();
   log('page built');
   const site = await startStatic(dist);
-  const mirror = await startModelHost([GENERATED, VENDORED]);
+  const mirror = await startModelHost(MODEL_ROOTS);
   const result: BenchResult = {
     schema: 'jev-bench/1',
     machine: machineDescription(),
@@ -483,7 +481,7 @@ async function main(): Promise<void> {
     }
     if (options.logits) {
       try {
-        result.memory.push(...(await measureLogitsBound(site.url, mirror, [GENERATED, VENDORED], options.threads, log)));
+        result.memory.push(...(await measureLogitsBound(site.url, mirror, MODEL_ROOTS, options.threads, log)));
       } catch (e) {
         const note = `logits-bound rows: not measured (${(e as Error).message.split('\n')[0]})`;
         log(note);

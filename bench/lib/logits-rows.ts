@@ -19,7 +19,7 @@ import type { MemoryResult } from './schema.ts';
 export const BIG_VOCABULARY_MODEL = 'tiny-random-qwen2';
 const STATE_TOKENS = 512;
 
-export async function measureLogitsBound(site: string, mirror: ModelHost, modelRoots: string[], threads: number | undefined, log: (...a: unknown[]) => void): Promise<MemoryResult[]> {
+export async function measureLogitsBound(site: string, mirror: ModelHost, modelRoots: readonly string[], threads: number | undefined, log: (...a: unknown[]) => void): Promise<MemoryResult[]> {
   const rows: MemoryResult[] = [];
   for (const bounded of [true, false]) {
     const profile = mkdtempSync(join(tmpdir(), 'jev-bench-logits-'));

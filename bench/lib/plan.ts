@@ -1,3 +1,4 @@
+import { TINYSTORIES } from '../../scripts/models/roots.ts';
 import type { Device } from './schema.ts';
 
 /** What one (model, device) target measures, and how many times. */
@@ -21,7 +22,7 @@ export interface PlanOptions {
 }
 
 export const SMOL = 'smollm2-135m-random';
-export const TINYSTORIES = 'TinyStories-656K';
+export { TINYSTORIES };
 
 /**
  * Repetitions are chosen so the default run fits about 25 minutes on an idle 2-core machine:

@@ -4,15 +4,15 @@
  * folders under /models/<name>/<file>, same-origin (transformers.js reads them with
  * env.localModelPath = '/models/'; wllama gets the GGUF by URL).
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { build } from 'vite';
 import { startStatic, type StaticServer } from '../../e2e/support/static-server.ts';
 
 export const PEERS_DIR = import.meta.dirname;
 export const PEERS_DIST = join(PEERS_DIR, 'dist');
-export const REPO = resolve(PEERS_DIR, '../..');
-/** Where models are looked up, first hit wins: the generated ones, then the vendored ones. */
-export const MODEL_ROOTS = [join(REPO, 'models'), join(REPO, 'vendor/models')];
+import { MODEL_ROOTS } from '../../scripts/models/roots.ts';
+
+export { MODEL_ROOTS, REPO } from '../../scripts/models/roots.ts';
 
 /** Builds bench/peers/page into bench/peers/dist (onnxruntime-web and wllama runtime files self-hosted). */
 export async function buildPeersPage(): Promise<string> {

@@ -20,7 +20,7 @@ import { DataType, GraphBuilder } from '../../scripts/models/onnx-graph.ts';
 import { ropeTables } from '../../scripts/models/rope.ts';
 import { type ModelSpec, SMOLLM2_135M_RANDOM } from '../../scripts/models/specs.ts';
 import { generateWeights } from '../../scripts/models/weights.ts';
-import { REPO } from './serve.ts';
+import { GENERATED } from '../../scripts/models/roots.ts';
 
 export type Variant = 'lastlogits' | 'kvonly';
 export const VARIANTS_DIR = process.env['JEV_PEER_VARIANTS'] ?? join(tmpdir(), 'jev-peer-variants');
@@ -82,7 +82,7 @@ function kvOnlyGraph(spec: ModelSpec): GraphBuilder {
 /** Writes `<outDir>/<spec.name>-<variant>/` (JSON files copied from models/<spec.name>); returns its name. */
 export function writeVariant(variant: Variant, spec: ModelSpec = SMOLLM2_135M_RANDOM, outDir = VARIANTS_DIR): string {
   const name = variantName(spec, variant);
-  const src = join(REPO, 'models', spec.name);
+  const src = join(GENERATED, spec.name);
   if (!existsSync(join(src, 'config.json'))) throw new Error(`${src} is missing: run npm run models first`);
   const dir = join(outDir, name);
   const onnx = join(dir, 'onnx', 'model.onnx');

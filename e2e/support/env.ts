@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { REPO } from '../../scripts/models/roots.ts';
 
-export const REPO = resolve(import.meta.dirname, '../..');
-export const GENERATED = resolve(REPO, 'models');
-export { VENDORED } from '../../scripts/models/roots.ts';
+export { GENERATED, REPO, VENDORED } from '../../scripts/models/roots.ts';
 export const MIRROR_PORT = Number(process.env['JEV_MIRROR_PORT'] ?? 4391);
 export const MIRROR = `http://127.0.0.1:${MIRROR_PORT}`;
 /** The built app the browser tests serve (a separate build folder lets runs proceed side by side). */

@@ -2,9 +2,9 @@
  * Library entry of the test-model generator: `generateModels()` writes every (or some) spec into
  * `<repo>/models/` (or another directory), skipping models whose stamp is current.
  */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { FAMILY_SPECS, type FamilySpec } from './families.ts';
+import { GENERATED } from './roots.ts';
 import { MODEL_SPECS, type ModelSpec, findSpec } from './specs.ts';
 import { writeFamilyModel } from './write-family.ts';
 import { type WriteResult, writeModel } from './write-model.ts';
@@ -39,7 +39,7 @@ export function knownSpecs(): string {
 }
 
 /** `<repo>/models`, where `npm run models` writes (gitignored). */
-export const DEFAULT_MODELS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../models');
+export const DEFAULT_MODELS_DIR = GENERATED;
 
 export interface GenerateOptions {
   /** Output directory; default DEFAULT_MODELS_DIR. */

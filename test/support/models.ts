@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Engine, type EngineConfig } from '../../src/engine/engine.ts';
 import type { Dtype } from '../../src/engine/model/language-model.ts';
 
-export const REPO = resolve(import.meta.dirname, '../..');
-export const GENERATED = join(REPO, 'models');
-export const VENDORED = join(REPO, 'vendor', 'models');
+import { GENERATED, TINYSTORIES, VENDORED } from '../../scripts/models/roots.ts';
+
+export { GENERATED, REPO, TINYSTORIES, VENDORED } from '../../scripts/models/roots.ts';
 export const TINY = 'tiny-random-llama';
-export const TINYSTORIES = 'TinyStories-656K';
 
 /** Models the engine tests run on: the generated one and TinyStories (shipped in vendor/models). */
 export function testModels(): { id: string; root: string; present: boolean }[] {
