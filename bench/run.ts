@@ -24,7 +24,7 @@ import { GENERATED, MODEL_ROOTS, REPO, VENDORED } from '../scripts/models/roots.
 import { browserVersion, commitId, machineDescription } from './lib/machine.ts';
 import { makePlan, SMOL, TINYSTORIES, type TargetPlan } from './lib/plan.ts';
 import { loadAverage, ProcessSampler } from './lib/procs.ts';
-import { mib, renderChart, renderResults, updateDocument } from './lib/report.ts';
+import { renderChart, renderResults, updateDocument } from './lib/report.ts';
 import {
   type BenchResult,
   type ChatResult,
@@ -42,7 +42,7 @@ import { type BenchPage, openPage } from './lib/bench-page.ts';
 import { measurePrefixCache } from './lib/prefix-cache-rows.ts';
 import { measureDecisions } from './lib/decision-rows.ts';
 import { measureChat } from './lib/chat-rows.ts';
-import { fmt, round, type Timed } from './lib/measure.ts';
+import { fmt, mib, round, type Timed } from './lib/measure.ts';
 import { BIG_VOCABULARY_MODEL, measureLogitsBound } from './lib/logits-rows.ts';
 import { CHROMIUM_ARGS } from '../e2e/support/env.ts';
 import { chromiumPath, launchChromium } from './peers/browser.ts';

@@ -12,3 +12,6 @@ export function round(x: number, digits = 1): number {
 export function fmt(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
 }
+
+/** Bytes in MiB for tables and logs; '—' where unmeasured. */
+export const mib = (x: number | null) => (x === null || x === undefined ? '—' : `${(x / 2 ** 20).toFixed(0)} MiB`);

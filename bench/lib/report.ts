@@ -1,5 +1,6 @@
 import { GGUF_TYPE, type PeerDtype } from '../peers/models.ts';
 import type { BenchResult, ChatResult, DecisionResult, FormatResult } from './schema.ts';
+import { mib } from './measure.ts';
 
 /**
  * docs/benchmarks.md: hand-written prose around a generated block. The block between the two
@@ -20,7 +21,6 @@ export function updateDocument(existing: string | null, block: string): string {
 
 const ms = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`);
 /** Bytes as whole MiB (`—` for none): the bench's one way of writing a memory figure. */
-export const mib = (x: number | null) => (x === null || x === undefined ? '—' : `${(x / 2 ** 20).toFixed(0)} MiB`);
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(d));
 
 function table(head: string[], rows: (string | number)[][]): string {

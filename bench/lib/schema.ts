@@ -2,7 +2,7 @@
  * The JSON that `npm run bench -- --json FILE` writes. CONTRACT §1 fixes the fields marked
  * (contract); everything else is this bench's own, documented in docs/benchmarks.md.
  */
-import type { PeerDetail, PeerRow } from '../peers/wllama-peer.ts';
+import type { PeerDtype } from '../peers/models.ts';
 
 export type Device = 'wasm' | 'webgpu';
 
@@ -255,4 +255,63 @@ export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** One row of CONTRACT §1 `peers`. */
+export interface PeerRow {
+  peer: 'wllama';
+  model: string;
+  /** The engine's dtype; wllama runs the GGUF of the same weights (fp32 → F32, q4 → Q4_0, q8 → Q8_0). */
+  dtype: PeerDtype;
+  device: 'wasm';
+  threads: number;
+  prefill_tps: number;
+  decode_tps: number;
+  engine_prefill_tps: number;
+  engine_decode_tps: number;
+}
+
+/** What stands behind a row: every repetition, token counts, load times. */
+export interface PeerDetail {
+  model: string;
+  dtype: PeerDtype;
+  threads: number;
+  prompt_tokens: { engine: number; wllama: number };
+  decode_tokens: number;
+  reps: number;
+  wllama: {
+    multithread: boolean;
+    threads: number;
+    load_ms: number;
+    prefill_tps: number[];
+    decode_tps: number[];
+    wall_ms: number[];
+    cache_n: number[];
+  };
+  engine: {
+    threads: number;
+    load_ms: number;
+    prefill_tps: number[];
+    decode_tps: number[];
+    step_ms_median: number[];
+  };
+  /**
+   * Each side's renderer memory, beside its model's bytes (null where the browser's processes could
+   * not be read: no `marker`, or not Linux). `serving_peak_rss_bytes` is null where the peak could not
+   * be restarted after the load (/proc/<pid>/clear_refs not writable).
+   */
+  memory: { engine: SideMemory; wllama: SideMemory } | null;
+  /** 1-minute load average of the machine before and after (other processes share the cores). */
+  loadavg: [number, number];
+  /** 1-minute load average at the start of each measurement, in order (wllama/engine alternating). */
+  loadavg_per_run: number[];
+}
+
+export interface SideMemory {
+  /** The file(s) this side loads: the ONNX graph and its external data, or the GGUF. */
+  model_bytes: number;
+  /** The renderer's peak resident set from its start through the model's load. */
+  load_peak_rss_bytes: number | null;
+  /** The renderer's peak resident set from the end of the load through the last run. */
+  serving_peak_rss_bytes: number | null;
 }

@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { grownRenderer, rendererRss } from '../lib/procs.ts';
-import { mib } from '../lib/report.ts';
+import { mib } from '../lib/measure.ts';
 import { launchChromium, openPeersPage } from './browser.ts';
 import { sleep } from './quiet.ts';
 

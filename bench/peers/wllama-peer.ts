@@ -25,71 +25,13 @@
  */
 import type { Browser } from 'playwright-core';
 import { fileBytes, modelBytes } from '../lib/model-bytes.ts';
-import { mib } from '../lib/report.ts';
+import { mib } from '../lib/measure.ts';
+import type { PeerDetail, PeerRow } from '../lib/schema.ts';
 import { grownRenderer, peakRss, rendererRss, resetPeakRss } from '../lib/procs.ts';
 import { type PeersSession, openPeersPage } from './browser.ts';
 import { type PeerDtype, type PeerModel, ggufFile, ggufUrl, peerModel } from './models.ts';
 import { MODEL_ROOTS } from './serve.ts';
 import { load1, sleep, waitForQuiet } from './quiet.ts';
-
-/** One row of CONTRACT §1 `peers`. */
-export interface PeerRow {
-  peer: 'wllama';
-  model: string;
-  /** The engine's dtype; wllama runs the GGUF of the same weights (fp32 → F32, q4 → Q4_0, q8 → Q8_0). */
-  dtype: PeerDtype;
-  device: 'wasm';
-  threads: number;
-  prefill_tps: number;
-  decode_tps: number;
-  engine_prefill_tps: number;
-  engine_decode_tps: number;
-}
-
-/** What stands behind a row: every repetition, token counts, load times. */
-export interface PeerDetail {
-  model: string;
-  dtype: PeerDtype;
-  threads: number;
-  prompt_tokens: { engine: number; wllama: number };
-  decode_tokens: number;
-  reps: number;
-  wllama: {
-    multithread: boolean;
-    threads: number;
-    load_ms: number;
-    prefill_tps: number[];
-    decode_tps: number[];
-    wall_ms: number[];
-    cache_n: number[];
-  };
-  engine: {
-    threads: number;
-    load_ms: number;
-    prefill_tps: number[];
-    decode_tps: number[];
-    step_ms_median: number[];
-  };
-  /**
-   * Each side's renderer memory, beside its model's bytes (null where the browser's processes could
-   * not be read: no `marker`, or not Linux). `serving_peak_rss_bytes` is null where the peak could not
-   * be restarted after the load (/proc/<pid>/clear_refs not writable).
-   */
-  memory: { engine: SideMemory; wllama: SideMemory } | null;
-  /** 1-minute load average of the machine before and after (other processes share the cores). */
-  loadavg: [number, number];
-  /** 1-minute load average at the start of each measurement, in order (wllama/engine alternating). */
-  loadavg_per_run: number[];
-}
-
-export interface SideMemory {
-  /** The file(s) this side loads: the ONNX graph and its external data, or the GGUF. */
-  model_bytes: number;
-  /** The renderer's peak resident set from its start through the model's load. */
-  load_peak_rss_bytes: number | null;
-  /** The renderer's peak resident set from the end of the load through the last run. */
-  serving_peak_rss_bytes: number | null;
-}
 
 export interface PeerOptions {
   /** Engine dtype and GGUF; default fp32. */
