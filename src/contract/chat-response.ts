@@ -107,15 +107,23 @@ export const chatUsageSchema = z
 
 const completionIdSchema = z.string().startsWith(chatCompletionIdPrefix);
 
-export const chatCompletionSchema = z.object({
+/** The fields a completion and each of its chunks open with. */
+const completionHead = <O extends string>(object: O) => ({
   id: completionIdSchema,
-  object: z.literal('chat.completion'),
+  object: z.literal(object),
   created: z.int().min(0),
   model: z.string(),
+});
+
+/** One choice, around its `message` (a completion) or its `delta` (a chunk). */
+const choiceOf = <B extends z.ZodRawShape>(body: B) =>
+  z.object({ index: z.literal(0), ...body, finish_reason: finishReasonSchema.nullable(), logprobs: choiceLogprobsSchema.nullable() });
+
+export const chatCompletionSchema = z.object({
+  ...completionHead('chat.completion'),
   choices: z
     .array(
-      z.object({
-        index: z.literal(0),
+      choiceOf({
         message: z
           .object({
             role: z.literal('assistant'),
@@ -127,10 +135,7 @@ export const chatCompletionSchema = z.object({
             message: responseCheckMessages.contentOrToolCalls(),
             path: ['content'],
           }),
-        finish_reason: finishReasonSchema.nullable(),
-        logprobs: choiceLogprobsSchema.nullable(),
-      })
-      .refine((c) => (c.finish_reason === 'tool_calls') === (c.message.tool_calls !== undefined), {
+      }).refine((c) => (c.finish_reason === 'tool_calls') === (c.message.tool_calls !== undefined), {
         message: responseCheckMessages.toolCallsFinish(),
         path: ['finish_reason'],
       }),
@@ -154,19 +159,7 @@ export const chatCompletionDeltaSchema = z.object({
 });
 
 export const chatCompletionChunkSchema = z.object({
-  id: completionIdSchema,
-  object: z.literal('chat.completion.chunk'),
-  created: z.int().min(0),
-  model: z.string(),
-  choices: z
-    .array(
-      z.object({
-        index: z.literal(0),
-        delta: chatCompletionDeltaSchema,
-        finish_reason: finishReasonSchema.nullable(),
-        logprobs: choiceLogprobsSchema.nullable(),
-      }),
-    )
-    .max(1),
+  ...completionHead('chat.completion.chunk'),
+  choices: z.array(choiceOf({ delta: chatCompletionDeltaSchema })).max(1),
   usage: chatUsageSchema.nullish(),
 });
