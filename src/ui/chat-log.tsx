@@ -1,6 +1,9 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { ChatEntry, ReplyStats } from './chat-store.ts';
 import { formatMs, formatRate } from './format.ts';
+import { JsonReply } from './json-reply.tsx';
+import type { ToolCall } from './openai-tools.ts';
+import { ToolCallList } from './tool-call-list.tsx';
 
 function Stats({ stats, state }: { stats: ReplyStats | undefined; state: ChatEntry['state'] }) {
   const parts: string[] = [];
@@ -10,7 +13,7 @@ function Stats({ stats, state }: { stats: ReplyStats | undefined; state: ChatEnt
   if (stats?.cachedTokens) parts.push(`${stats.cachedTokens} of ${stats.promptTokens ?? '?'} prompt tokens reused`);
   if (stats?.finishReason === 'length') parts.push('cut at max tokens');
   return (
-    <p class="message-stats" data-testid="reply-stats" data-tokens={stats ? String(stats.completionTokens) : undefined}>
+    <p class="message-stats" data-testid="reply-stats" data-tokens={stats ? String(stats.completionTokens) : undefined} data-finish={stats?.finishReason ?? undefined}>
       {state === 'stopped' && <span class="badge warn">stopped</span>}
       {state === 'streaming' && <span class="badge live">writing…</span>}
       {parts.join(' · ')}
@@ -18,15 +21,30 @@ function Stats({ stats, state }: { stats: ReplyStats | undefined; state: ChatEnt
   );
 }
 
+const ROLE_LABEL: Record<ChatEntry['role'], string> = { user: 'You', assistant: 'Assistant', tool: 'Tool result' };
+
+const hasCalls = (m: ChatEntry): m is ChatEntry & { toolCalls: ToolCall[] } => (m.toolCalls?.length ?? 0) > 0;
+
+interface Props {
+  messages: readonly ChatEntry[];
+  streaming: boolean;
+  /** The reply whose tool calls wait for their results, if any. */
+  pendingId: string | null;
+  /** About the results typed for the waiting calls, by call key. */
+  resultErrors: Record<string, string>;
+  onToolResult(entryId: string, key: string, text: string): void;
+  onSendResults(): void;
+}
+
 /** The conversation; it follows new text while the reader is at its end. */
-export function ChatLog({ messages, streaming }: { messages: readonly ChatEntry[]; streaming: boolean }) {
+export function ChatLog({ messages, streaming, pendingId, resultErrors, onToolResult, onSendResults }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   const last = messages[messages.length - 1];
   useEffect(() => {
     const el = box.current;
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [messages.length, last?.content, last?.reasoning]);
+  }, [messages.length, last?.content, last?.reasoning, last?.toolCalls]);
   const onScroll = () => {
     const el = box.current;
     if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
@@ -46,7 +64,10 @@ export function ChatLog({ messages, streaming }: { messages: readonly ChatEntry[
       {messages.length === 0 && <p class="muted empty">No messages yet. Say something below.</p>}
       {messages.map((m) => (
         <div key={m.id} class={`message ${m.role}`} data-testid="message" data-role={m.role} data-state={m.state ?? 'done'}>
-          <p class="message-role">{m.role === 'user' ? 'You' : 'Assistant'}</p>
+          <p class="message-role">
+            {ROLE_LABEL[m.role]}
+            {m.role === 'tool' && m.toolName && <span class="tool-result-name"> · {m.toolName}</span>}
+          </p>
           {m.reasoning && (
             // Collapsed; opened, it keeps filling while the reasoning streams in.
             <details class="reasoning" data-testid="reasoning">
@@ -59,10 +80,25 @@ export function ChatLog({ messages, streaming }: { messages: readonly ChatEntry[
               </div>
             </details>
           )}
-          <div class="message-text" data-testid="message-text">
-            {m.content}
-            {m.state === 'streaming' && <span class="caret" aria-hidden="true" />}
-          </div>
+          {m.format === 'json' && m.content !== '' ? (
+            <JsonReply entry={m} />
+          ) : (
+            (m.content !== '' || !hasCalls(m)) && (
+              <div class={`message-text${m.role === 'tool' ? ' mono' : ''}`} data-testid="message-text">
+                {m.content}
+                {m.state === 'streaming' && !hasCalls(m) && <span class="caret" aria-hidden="true" />}
+              </div>
+            )
+          )}
+          {hasCalls(m) && (
+            <ToolCallList
+              entry={m}
+              answerable={m.id === pendingId}
+              errors={m.id === pendingId ? resultErrors : {}}
+              onResult={(key, text) => onToolResult(m.id, key, text)}
+              onSend={onSendResults}
+            />
+          )}
           {m.role === 'assistant' && <Stats stats={m.stats} state={m.state} />}
           {m.error && (
             <p class="field-error" role="alert">

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ChatSettings } from './chat-store.ts';
 import { FieldError } from './field-error.tsx';
+import { wideScreen } from './wide-screen.ts';
 
 /** Errors about the settings, by setting. */
 export type SettingErrors = Partial<Record<'system' | 'temperature' | 'topP' | 'maxTokens' | 'seed', string>>;
@@ -42,7 +43,7 @@ export function ChatSettingsForm({ settings, errors, onChange }: Props) {
   const set = (change: Partial<ChatSettings>) => onChange({ ...settings, ...change });
   const hasError = Object.values(errors).some(Boolean);
   // Open where there is room; on a phone the conversation comes first.
-  const [open, setOpen] = useState(() => matchMedia('(min-width: 700px)').matches);
+  const [open, setOpen] = useState(wideScreen);
   // An error about a setting must be seen: open the settings where it is.
   useEffect(() => {
     if (hasError) setOpen(true);

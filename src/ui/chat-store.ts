@@ -1,5 +1,7 @@
 import type { Signal } from '@preact/signals';
+import type { ToolCall } from './openai-tools.ts';
 import { isRecord, isString, storedSignal } from './stored-signal.ts';
+import { DEFAULT_STRUCTURED, isStructuredDraft, type StructuredDraft } from './structured-draft.ts';
 
 export interface ReplyStats {
   /** From sending to the first piece of text. */
@@ -15,7 +17,8 @@ export interface ReplyStats {
 
 export interface ChatEntry {
   id: string;
-  role: 'user' | 'assistant';
+  /** `tool`: a tool's result, typed by the user for one of the assistant's calls. */
+  role: 'user' | 'assistant' | 'tool';
   content: string;
   /** For a thinking model's reply: its reasoning (`reasoning_content`), shown collapsed above the answer. */
   reasoning?: string;
@@ -23,6 +26,15 @@ export interface ChatEntry {
   state?: 'streaming' | 'done' | 'stopped' | 'failed';
   stats?: ReplyStats;
   error?: string;
+  /** For the assistant: the tools it asked to call (`message.tool_calls`). */
+  toolCalls?: ToolCall[];
+  /** For the assistant: the results typed for its calls so far, by call id (drafts, until sent). */
+  toolResults?: Record<string, string>;
+  /** For the assistant: asked for JSON (`response_format` json_object or json_schema). */
+  format?: 'json';
+  /** For a tool result: the call it answers, and that call's function. */
+  toolCallId?: string;
+  toolName?: string;
 }
 
 /** The chat's settings as typed (strings, so that what was typed is kept even when invalid). */
@@ -51,10 +63,22 @@ export interface ChatStore {
   messages: Signal<ChatEntry[]>;
   settings: Signal<ChatSettings>;
   draft: Signal<string>;
+  /** Response format and tools, as typed. */
+  structured: Signal<StructuredDraft>;
 }
 
-const isEntryList = (x: unknown): x is ChatEntry[] =>
-  Array.isArray(x) && x.every((m) => isRecord(m) && isString(m['id']) && (m['role'] === 'user' || m['role'] === 'assistant') && isString(m['content']));
+const isToolCall = (c: unknown): boolean =>
+  isRecord(c) && isString(c['id']) && isRecord(c['function']) && isString(c['function']['name']) && isString(c['function']['arguments']);
+
+const isEntry = (m: unknown): boolean =>
+  isRecord(m) &&
+  isString(m['id']) &&
+  (m['role'] === 'user' || m['role'] === 'assistant' || m['role'] === 'tool') &&
+  isString(m['content']) &&
+  (m['toolCalls'] === undefined || (Array.isArray(m['toolCalls']) && m['toolCalls'].every(isToolCall))) &&
+  (m['toolResults'] === undefined || (isRecord(m['toolResults']) && Object.values(m['toolResults']).every(isString)));
+
+const isEntryList = (x: unknown): x is ChatEntry[] => Array.isArray(x) && x.every(isEntry);
 
 const isSettings = (x: unknown): x is ChatSettings =>
   isRecord(x) && ['system', 'temperature', 'topP', 'maxTokens', 'seed'].every((k) => isString(x[k])) && typeof x['dropOldest'] === 'boolean';
@@ -67,5 +91,6 @@ export function createChatStore(): ChatStore {
     messages,
     settings: storedSignal('chat.settings', DEFAULT_SETTINGS, isSettings),
     draft: storedSignal('chat.draft', '', isString),
+    structured: storedSignal('chat.structured', DEFAULT_STRUCTURED, isStructuredDraft),
   };
 }

@@ -1,18 +1,22 @@
 import type { ChatCompletionChunk } from '../contract/index.ts';
 import type { JevClient } from '../facade/jev-client.ts';
 import type { ReplyStats } from './chat-store.ts';
+import type { ReplyDelta, ToolCall } from './openai-tools.ts';
+import { addToolCallDeltas, toolCallsOf, type ToolCallSlots } from './tool-calls.ts';
 
 export interface StreamProgress {
   text: string;
   /** A thinking model's reasoning so far (`delta.reasoning_content`). */
   reasoning: string;
+  /** The tools the reply asks to call so far (`delta.tool_calls`, folded by index). */
+  toolCalls: ToolCall[];
   stats: ReplyStats;
   /** Whether the engine accepted the request (its first chunk arrived). */
   started: boolean;
 }
 
 /**
- * Streams one reply, reporting the text (and a thinking model's reasoning) so far and its timing
+ * Streams one reply, reporting the text (and a thinking model's reasoning, and the tool calls) so far and its timing
  * after every chunk: time to the first text or reasoning, and decode speed (tokens after the first, over the time since it). Token counts
  * come from the usage chunk where the stream ends normally, else from the pieces received.
  */
@@ -26,9 +30,11 @@ export async function streamReply(
   let firstAt: number | null = null;
   let lastAt = sentAt;
   let pieces = 0;
+  let slots: ToolCallSlots = [];
   const progress: StreamProgress = {
     text: '',
     reasoning: '',
+    toolCalls: [],
     started: false,
     stats: { ttftMs: null, tokensPerSecond: null, completionTokens: 0, promptTokens: null, cachedTokens: null, finishReason: null },
   };
@@ -38,9 +44,16 @@ export async function streamReply(
   progress.started = true;
   for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
     const choice = chunk.choices[0];
-    const piece = choice?.delta.content ?? '';
-    const thought = choice?.delta.reasoning_content ?? '';
-    if (piece !== '' || thought !== '') {
+    // Read as OpenAI's delta: the contract's, and `tool_calls` (src/ui/openai-tools.ts).
+    const delta: ReplyDelta | undefined = choice?.delta;
+    const piece = delta?.content ?? '';
+    const thought = delta?.reasoning_content ?? '';
+    const calls = delta?.tool_calls ?? [];
+    if (calls.length > 0) {
+      slots = addToolCallDeltas(slots, calls);
+      progress.toolCalls = toolCallsOf(slots);
+    }
+    if (piece !== '' || thought !== '' || calls.length > 0) {
       const now = performance.now();
       if (firstAt === null) firstAt = now;
       lastAt = now;
@@ -49,7 +62,8 @@ export async function streamReply(
       progress.reasoning += thought;
       progress.stats = { ...progress.stats, ttftMs: firstAt - sentAt, completionTokens: pieces, tokensPerSecond: rate(pieces) };
     }
-    if (choice?.finish_reason) progress.stats = { ...progress.stats, finishReason: choice.finish_reason };
+    const finish: string | null | undefined = choice?.finish_reason;
+    if (finish) progress.stats = { ...progress.stats, finishReason: finish };
     if (chunk.usage) {
       const tokens = chunk.usage.completion_tokens;
       progress.stats = {

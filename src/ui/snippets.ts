@@ -34,6 +34,13 @@ function curl(url: string, body: unknown): string {
   ].join('\n');
 }
 
+/** What a streamed chunk's line prints: the text, or (with tools) a tool call's pieces when it carries them. */
+function printDelta(chunk: string, tools: boolean): string {
+  return tools ? `console.log(${chunk}.choices[0]?.delta?.tool_calls ?? ${chunk}.choices[0]?.delta?.content ?? '')` : `console.log(${chunk}.choices[0]?.delta?.content ?? '')`;
+}
+
+const hasTools = (body: unknown): boolean => typeof body === 'object' && body !== null && Array.isArray((body as { tools?: unknown }).tools);
+
 function fetchCode(url: string, body: unknown, stream: boolean): string {
   const call = [
     `const response = await fetch('${url}', {`,
@@ -55,7 +62,7 @@ function fetchCode(url: string, body: unknown, stream: boolean): string {
     `  buffered = lines.pop();`,
     `  for (const line of lines) {`,
     `    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;`,
-    `    console.log(JSON.parse(line.slice(6)).choices[0]?.delta.content ?? '');`,
+    `    ${printDelta('JSON.parse(line.slice(6))', hasTools(body))};`,
     `  }`,
     `}`,
   ].join('\n');
@@ -73,8 +80,8 @@ function openaiCode(origin: string, body: Record<string, unknown>): string {
     `});`,
     `const ${stream ? 'stream' : 'completion'} = await client.chat.completions.create(${indentJson(body, '')});`,
   ];
-  if (stream) lines.push(`for await (const chunk of stream) console.log(chunk.choices[0]?.delta?.content ?? '');`);
-  else lines.push(`console.log(completion.choices[0].message.content);`);
+  if (stream) lines.push(`for await (const chunk of stream) ${printDelta('chunk', hasTools(body))};`);
+  else lines.push(`console.log(completion.choices[0].message${hasTools(body) ? '' : '.content'});`);
   return lines.join('\n');
 }
 
