@@ -13,10 +13,10 @@ import type { DecisionDraft } from './decision-draft.ts';
 import { EvalDrop } from './eval-drop.tsx';
 import { EvalResults } from './eval-results.tsx';
 import { describeProblem, useEvaluation, type EvalProblem } from './eval-run.ts';
-import { FieldError } from './field-error.tsx';
 import { parseAlpha } from './profile-picker.tsx';
 import type { ProfileStore } from './profile-store.ts';
 import { toQuestions } from './question-draft.ts';
+import { TextField } from './text-field.tsx';
 
 interface Props {
   client: JevClient;
@@ -100,35 +100,17 @@ export function EvalPanel({ client, draft, profiles }: Props) {
         </p>
         {fit && (
           <div class="field-row">
-            <div class="field">
-              <label for="fit-id">Profile name</label>
-              <input
-                id="fit-id"
-                type="text"
-                class="mono"
-                value={profileId}
-                disabled={running}
-                onInput={(e) => setProfileId(e.currentTarget.value)}
-                aria-invalid={idError ? true : undefined}
-                aria-describedby={idError ? 'fit-id-error' : undefined}
-              />
-              <FieldError id="fit-id-error" message={idError} />
-            </div>
-            <div class="field">
-              <label for="fit-alpha">Prediction set α on the held-out items</label>
-              <input
-                id="fit-alpha"
-                type="text"
-                inputMode="decimal"
-                placeholder="optional, e.g. 0.1"
-                value={alphaText}
-                disabled={running}
-                onInput={(e) => setAlphaText(e.currentTarget.value)}
-                aria-invalid={alphaError ? true : undefined}
-                aria-describedby={alphaError ? 'fit-alpha-error' : undefined}
-              />
-              <FieldError id="fit-alpha-error" message={alphaError} />
-            </div>
+            <TextField id="fit-id" label="Profile name" class="mono" value={profileId} disabled={running} onInput={setProfileId} error={idError} />
+            <TextField
+              id="fit-alpha"
+              label="Prediction set α on the held-out items"
+              inputMode="decimal"
+              placeholder="optional, e.g. 0.1"
+              value={alphaText}
+              disabled={running}
+              onInput={setAlphaText}
+              error={alphaError}
+            />
           </div>
         )}
       </div>

@@ -32,6 +32,25 @@ const kB = 1e3;
 const MB = 1e6;
 const GB = 1e9;
 
+/** One dtype's download as the hub lists it: the graph's bytes alone, or the graph's then each external-data chunk's. */
+type Listing = number | readonly [graph: number, ...data: number[]];
+
+/** An entry's `files` and `externalData` from its listings: each file's size written once. */
+function downloads(listings: Partial<Record<Dtype, Listing>>): Pick<RegistryModel, 'files' | 'externalData'> {
+  const files: Partial<Record<Dtype, number>> = {};
+  const externalData: Partial<Record<Dtype, readonly number[]>> = {};
+  for (const [dtype, listing] of Object.entries(listings) as [Dtype, Listing][]) {
+    if (typeof listing === 'number') {
+      files[dtype] = listing;
+      continue;
+    }
+    const [graph, ...data] = listing;
+    files[dtype] = data.reduce((sum, chunk) => sum + chunk, graph);
+    externalData[dtype] = data;
+  }
+  return Object.keys(externalData).length > 0 ? { files, externalData } : { files };
+}
+
 /**
  * A dtype larger than this in all (graph + external data) is not offered: more than the 32-bit
  * wasm heap of onnxruntime-web can address (it holds every weight on wasm), and no device here
@@ -65,7 +84,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     id: 'HuggingFaceTB/SmolLM2-135M-Instruct',
     label: 'SmolLM2 135M Instruct',
     parameters: '135M',
-    files: { q4f16: 134 * MB, q4: 200 * MB, fp16: 327 * MB, fp32: 654 * MB },
+    ...downloads({ q4f16: 134 * MB, q4: 200 * MB, fp16: 327 * MB, fp32: 654 * MB }),
     webgpu: 'optional',
     note: 'Smallest download; quick on any device. Answers are simple.',
   },
@@ -77,7 +96,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     id: 'HuggingFaceTB/SmolLM2-360M-Instruct',
     label: 'SmolLM2 360M Instruct',
     parameters: '360M',
-    files: { q4f16: 299 * MB, q4: 417 * MB, fp16: 819 * MB, fp32: 1.64 * GB },
+    ...downloads({ q4f16: 299 * MB, q4: 417 * MB, fp16: 819 * MB, fp32: 1.64 * GB }),
     webgpu: 'optional',
     note: 'A good balance of size and judgement; fine on wasm with q4.',
   },
@@ -90,7 +109,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     id: 'onnx-community/Qwen2.5-0.5B-Instruct',
     label: 'Qwen2.5 0.5B Instruct',
     parameters: '494M',
-    files: { q4f16: 483 * MB, q8: 512 * MB, q4: 786 * MB, fp16: 997 * MB, fp32: 1.99 * GB },
+    ...downloads({ q4f16: 483 * MB, q8: 512 * MB, q4: 786 * MB, fp16: 997 * MB, fp32: 1.99 * GB }),
     webgpu: 'optional',
     note: 'Multilingual and the best follower of instructions here; q8 on wasm.',
   },
@@ -106,8 +125,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     id: 'onnx-community/Llama-3.2-1B-Instruct',
     label: 'Llama 3.2 1B Instruct',
     parameters: '1.24B',
-    files: { q4f16: 1.07 * GB, q8: 1.24 * GB, q4: 1.66 * GB, fp16: 532 * kB + 2.47 * GB },
-    externalData: { fp16: [2.47 * GB] },
+    ...downloads({ q4f16: 1.07 * GB, q8: 1.24 * GB, q4: 1.66 * GB, fp16: [532 * kB, 2.47 * GB] }),
     webgpu: 'recommended',
     note: 'Llama 3.2 licence. q4f16 on WebGPU with shader-f16; q8 or q4 elsewhere.',
   },
@@ -121,8 +139,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     id: 'HuggingFaceTB/SmolLM2-1.7B-Instruct',
     label: 'SmolLM2 1.7B Instruct',
     parameters: '1.7B',
-    files: { q4f16: 1.11 * GB, q4: 1.41 * GB, q8: 1.71 * GB, fp16: 1.33 * GB + 2.1 * GB },
-    externalData: { fp16: [2.1 * GB] },
+    ...downloads({ q4f16: 1.11 * GB, q4: 1.41 * GB, q8: 1.71 * GB, fp16: [1.33 * GB, 2.1 * GB] }),
     webgpu: 'recommended',
     note: 'The strongest small SmolLM2; a large download, and slow without WebGPU.',
   },
@@ -134,8 +151,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     id: 'onnx-community/Phi-3.5-mini-instruct-onnx-web',
     label: 'Phi-3.5 mini Instruct',
     parameters: '3.8B',
-    files: { q4f16: 220 * MB + 2.1 * GB },
-    externalData: { q4f16: [2.1 * GB] },
+    ...downloads({ q4f16: [220 * MB, 2.1 * GB] }),
     webgpu: 'required',
     note: 'Only a q4f16 file: needs WebGPU with the shader-f16 feature. MIT licence.',
   },
@@ -150,8 +166,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     id: 'onnx-community/Llama-3.2-3B-Instruct',
     label: 'Llama 3.2 3B Instruct',
     parameters: '3.2B',
-    files: { q4f16: 966 * kB + 2.37 * GB, q4: 951 * kB + 3.34 * GB },
-    externalData: { q4f16: [2.37 * GB], q4: [3.34 * GB] },
+    ...downloads({ q4f16: [966 * kB, 2.37 * GB], q4: [951 * kB, 3.34 * GB] }),
     webgpu: 'recommended',
     note: 'Llama 3.2 licence. The largest here: q4f16 on WebGPU; q4 on wasm is slow and needs 3.3 GB.',
   },
@@ -163,8 +178,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     id: 'onnx-community/Phi-4-mini-instruct-web-q4f16',
     label: 'Phi-4 mini Instruct',
     parameters: '3.8B',
-    files: { q4f16: 291 * kB + 1.99 * GB + 1.42 * GB },
-    externalData: { q4f16: [1.99 * GB, 1.42 * GB] },
+    ...downloads({ q4f16: [291 * kB, 1.99 * GB, 1.42 * GB] }),
     webgpu: 'required',
     note: 'Only a q4f16 file, in two data chunks: needs WebGPU with shader-f16. MIT licence.',
   },
