@@ -22,6 +22,9 @@ const LAYERS = [
   ['client', '^src/client/', 6],
   ['ui', '^src/ui/', 7],
   ['index', '^src/index\\.ts$', 7],
+  // The Node server in front of SGLang or vLLM (docs/scale-out.md): a peer of ui/ and the library
+  // entry, so that neither they nor any lower layer imports it; only its bin entry (bin/) does.
+  ['server', '^src/server/', 7],
 ];
 
 /** [room, level] inside src/engine/; engine.ts and worker-host.ts are above them all. */
@@ -71,6 +74,13 @@ module.exports = {
   forbidden: [
     ...layerRules(),
     ...roomRules(),
+    {
+      name: 'server-not-evaluation',
+      comment: 'src/server/ serves the HTTP surface over contract, protocol, engine, facade, http and client; the evaluation is not its business',
+      severity: 'error',
+      from: { path: '^src/server/' },
+      to: { path: '^src/evaluation/' },
+    },
     {
       name: 'src-not-tooling',
       comment: 'src/ is the product: it never imports the bench, scripts or tests',

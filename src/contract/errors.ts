@@ -23,8 +23,14 @@ export const errorCodes = {
   queue_full: 429,
   aborted: 499,
   engine_error: 500,
+  /** A server in front of a serving engine (src/server/): the engine answered with something unreadable or incomplete. */
+  backend_bad_reply: 502,
   model_load_failed: 503,
   engine_unavailable: 503,
+  /** The serving engine behind the server is down or refuses requests (with Retry-After). */
+  backend_unavailable: 503,
+  /** The serving engine did not answer within the server's timeout. */
+  backend_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
@@ -84,7 +90,9 @@ export function codeForStatus(status: number): ErrorCode {
     case 422: return 'unprocessable';
     case 429: return 'queue_full';
     case 499: return 'aborted';
+    case 502: return 'backend_bad_reply';
     case 503: return 'engine_unavailable';
+    case 504: return 'backend_timeout';
     default: return status >= 400 && status < 500 ? 'invalid_request' : 'engine_error';
   }
 }

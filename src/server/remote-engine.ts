@@ -1,0 +1,180 @@
+import {
+  errorMessages,
+  JevError,
+  parseChatRequest,
+  parseDecisionRequest,
+  toJevError,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type DecisionResponse,
+  type ModelList,
+} from '../contract/index.ts';
+import type { CallHandle, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import { decide } from '../engine/decision/decide.ts';
+import { PriorCache } from '../engine/decision/prior-cache.ts';
+import { refuseFarPastContext } from '../engine/model/context-bound.ts';
+import { servedModelVersion } from '../engine/model/model-version.ts';
+import type { TokenizerModel } from '../engine/model/tokenizer-model.ts';
+import type { ServingBackend } from './backend.ts';
+import { relayChat } from './chat-relay.ts';
+import { remoteScorer } from './remote-scorer.ts';
+import { loadServedModel } from './served-model.ts';
+
+/**
+ * The text whose tokenization the server and the engine must agree on before anything is served:
+ * spaces, punctuation, digits, non-ASCII, and the seams of a decision prompt.
+ */
+export const TOKENIZER_PROBE = 'State:\nI was charged twice — please refund the duplicate (€12.50, order #4471)!\n\nQuestion: Is it true? Answer with true or false.\n日本語 café 0 1 10';
+
+export interface RemoteEngineOptions {
+  backend: ServingBackend;
+  /** The model's name on the engine (`--backend-model`). */
+  backendModel: string;
+  /** Loads the tokenizer model (default: from the hub layout, served-model.ts). */
+  loadModel?: (model: string, host: string) => Promise<TokenizerModel>;
+}
+
+/**
+ * The engine interface (protocol/engine-api.ts) answered by a serving engine: the facade's client,
+ * its admission, profiles and HTTP surface stand in front of it unchanged (createLocalClient). A
+ * load reads the model's tokenizer, chat template and config, and refuses a backend whose
+ * tokenizer disagrees (model_load_failed, both tokenizations in the message). Decisions are
+ * planned and scored by the browser's decision code over the engine's log-probabilities
+ * (remote-scorer.ts); chat is relayed (chat-relay.ts). Stateless: the only memory is the label
+ * priors of contextual calibration, which depend on nothing but the model and the question.
+ */
+export class RemoteEngine implements EngineApi {
+  readonly #backend: ServingBackend;
+  readonly #backendModel: string;
+  readonly #loadModel: (model: string, host: string) => Promise<TokenizerModel>;
+  readonly #calls = new Map<string, AbortController>();
+  readonly #priors = new PriorCache();
+  #model: TokenizerModel | null = null;
+  #loading: Promise<TokenizerModel> | null = null;
+  #status: EngineStatus = {
+    state: 'idle',
+    model: null,
+    version: null,
+    device: null,
+    dtype: null,
+    contextLength: null,
+    threads: null,
+    adapter: null,
+    int8Projections: null,
+    error: null,
+    counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
+    prefixCache: { entries: 0, tokens: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0, cachedTokens: 0, evictions: 0 },
+  };
+
+  constructor(options: RemoteEngineOptions) {
+    this.#backend = options.backend;
+    this.#backendModel = options.backendModel;
+    this.#loadModel = options.loadModel ?? loadServedModel;
+  }
+
+  get backend(): ServingBackend {
+    return this.#backend;
+  }
+
+  async load(options: LoadOptions, onEvent: (event: LoadEvent) => void = () => {}): Promise<EngineStatus> {
+    this.#status = { ...this.#status, state: 'loading', model: options.model, error: null };
+    const loading = this.#load(options);
+    this.#loading = loading;
+    try {
+      const model = await loading;
+      this.#model = model;
+      this.#status = {
+        ...this.#status,
+        state: 'ready',
+        model: model.id,
+        version: servedModelVersion(this.#backend.kind, model.id),
+        contextLength: model.contextLength,
+        error: null,
+      };
+      onEvent({ type: 'ready', status: this.#status });
+      return this.#status;
+    } catch (e) {
+      const err = toJevError(e);
+      this.#status = { ...this.#status, state: 'failed', error: err.message };
+      throw err;
+    } finally {
+      if (this.#loading === loading) this.#loading = null;
+    }
+  }
+
+  async #load(options: LoadOptions): Promise<TokenizerModel> {
+    const model = await this.#loadModel(options.model, options.host);
+    const ours = model.encode(TOKENIZER_PROBE, false);
+    const theirs = await this.#backend.tokenize(TOKENIZER_PROBE, undefined);
+    if (ours.length !== theirs.ids.length || ours.some((id, i) => id !== theirs.ids[i])) {
+      throw new JevError('model_load_failed', errorMessages.tokenizerMismatch(this.#backend.kind, TOKENIZER_PROBE, ours, theirs.ids), {
+        param: 'model',
+        details: { reason: 'tokenizer_mismatch', ours, theirs: theirs.ids },
+      });
+    }
+    // The engine's own bound, where it is tighter than the config's (vLLM's --max-model-len, SGLang's --context-length).
+    const contextLength = Math.min(model.contextLength, theirs.maxModelLen ?? Infinity);
+    return contextLength === model.contextLength ? model : { ...model, contextLength, encode: model.encode };
+  }
+
+  async status(): Promise<EngineStatus> {
+    return { ...this.#status };
+  }
+
+  async decide(body: unknown, call: CallHandle): Promise<DecisionResponse> {
+    const request = parseDecisionRequest(body);
+    return this.#serve(call, (model, signal) => {
+      refuseFarPastContext(model, request);
+      const scorer = remoteScorer(model, this.#backend, servedModelVersion(this.#backend.kind, model.id));
+      return decide(scorer, request, { signal, priors: this.#priors });
+    });
+  }
+
+  async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion> {
+    const request = parseChatRequest(body);
+    return this.#serve(call, (model, signal) => {
+      if (request.model !== 'jev' && request.model !== model.id) {
+        throw new JevError('model_not_found', `The model ${JSON.stringify(request.model)} does not exist here; use "jev" or "${model.id}".`, { param: 'model' });
+      }
+      return relayChat(this.#backend, request, body as Record<string, unknown>, {
+        backendModel: this.#backendModel,
+        version: servedModelVersion(this.#backend.kind, model.id),
+        signal,
+        onChunk,
+      });
+    });
+  }
+
+  async cancel(callId: string): Promise<void> {
+    this.#calls.get(callId)?.abort(new DOMException('The request was aborted.', 'AbortError'));
+  }
+
+  async models(): Promise<ModelList> {
+    const created = 1_763_769_600;
+    const data = [{ id: 'jev', object: 'model' as const, created, owned_by: this.#backend.kind }];
+    if (this.#status.model) data.push({ id: this.#status.model, object: 'model' as const, created, owned_by: this.#backend.kind });
+    return { object: 'list', data };
+  }
+
+  async debug(): Promise<boolean> {
+    return false; // no worker to crash, no device to lose: the serving engine is not ours to drill
+  }
+
+  async clearCache(): Promise<void> {
+    throw new JevError('unprocessable', "The serving engine's prefix cache is its own (SGLang: POST /flush_cache; vLLM: POST /reset_prefix_cache); this server holds none.", { param: null });
+  }
+
+  /** Runs one request once the model is loaded, concurrently with others, cancellable by its call id. */
+  async #serve<T>(call: CallHandle, work: (model: TokenizerModel, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    this.#calls.set(call.id, controller);
+    try {
+      if (this.#loading) await this.#loading;
+      const model = this.#model;
+      if (!model) throw new JevError('engine_unavailable', 'No model is loaded: the server did not start.', { param: null });
+      return await work(model, controller.signal);
+    } finally {
+      this.#calls.delete(call.id);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type { PromptLogProbItem, ServingBackend } from './backend.ts';
+import { BackendHttp, type BackendHttpOptions } from './backend-http.ts';
+import { postTokenize } from './backend-tokenize.ts';
+
+/**
+ * SGLang (docs/scale-out.md, "SGLang"). One decision is ONE `POST /generate` whose `input_ids` is
+ * the batch of its continuations (GenerateReqInput, python/sglang/srt/managers/io_struct.py):
+ *
+ *     { "input_ids": [[…], …], "return_logprob": true, "logprob_start_len": [L, …],
+ *       "sampling_params": { "max_new_tokens": 0 }, "return_text_in_logprobs": false }
+ *
+ * → a list, one object per item: `meta_info.input_token_logprobs` is a list of
+ * `[logprob, token_id, text|null]` for the tokens `input_ids[L:]`, the first one's logprob `null`
+ * (the scheduler pads it: scheduler_output_processor_mixin.py; tokenizer_manager.py
+ * `add_logprob_to_meta_info`). So L = from − 1. The items share the state's tokens, and SGLang's
+ * radix cache (with the cache-aware `--schedule-policy lpm`, whose in-batch prefix caching
+ * schedules one and lets the rest reuse it) computes the shared part once.
+ */
+export class SglangBackend implements ServingBackend {
+  readonly kind = 'sglang' as const;
+  readonly #http: BackendHttp;
+
+  constructor(options: Omit<BackendHttpOptions, 'kind'>, readonly model: string) {
+    this.#http = new BackendHttp({ ...options, kind: 'sglang' });
+  }
+
+  get url(): string {
+    return this.#http.url;
+  }
+
+  get requests(): number {
+    return this.#http.requests;
+  }
+
+  async promptLogProbs(items: readonly PromptLogProbItem[], signal: AbortSignal | undefined): Promise<number[][]> {
+    const path = '/generate';
+    const reply = await this.#http.postJson(
+      path,
+      {
+        input_ids: items.map((it) => it.ids),
+        return_logprob: true,
+        logprob_start_len: items.map((it) => it.from - 1),
+        return_text_in_logprobs: false,
+        sampling_params: { max_new_tokens: 0 },
+        stream: false,
+      },
+      signal,
+    );
+    if (!Array.isArray(reply) || reply.length !== items.length) {
+      throw this.#http.badReply(path, `expected a list of ${items.length} results (one per input_ids), got ${Array.isArray(reply) ? `${reply.length}` : typeof reply}`);
+    }
+    return items.map((item, i) => {
+      const entries = (reply[i] as { meta_info?: { input_token_logprobs?: unknown } } | null)?.meta_info?.input_token_logprobs;
+      const where = `result ${i}: meta_info.input_token_logprobs`;
+      const expected = item.ids.length - (item.from - 1);
+      if (!Array.isArray(entries)) throw this.#http.badReply(path, `${where} is missing`);
+      if (entries.length !== expected) throw this.#http.badReply(path, `${where} has ${entries.length} entries, expected ${expected} (input_ids[logprob_start_len:])`);
+      const out: number[] = [];
+      for (let j = 1; j < entries.length; j++) {
+        const entry = entries[j] as unknown;
+        const k = item.from - 1 + j;
+        if (!Array.isArray(entry) || typeof entry[0] !== 'number' || entry[1] !== item.ids[k]) {
+          throw this.#http.badReply(path, `${where}[${j}] is not [logprob, ${item.ids[k]}, text] (the token at position ${k})`);
+        }
+        out.push(entry[0]);
+      }
+      return out;
+    });
+  }
+
+  tokenize(text: string, signal: AbortSignal | undefined) {
+    return postTokenize(this.#http, this.model, text, signal);
+  }
+
+
+  get http(): BackendHttp {
+    return this.#http;
+  }
+}
