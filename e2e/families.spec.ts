@@ -7,18 +7,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { CLIENT_BUNDLE } from './support/client-bundle.ts';
 import { MIRROR } from './support/env.ts';
+import { TICKET_DECISION } from './support/ticket-decision.ts';
 
 const FAMILIES = ['tiny-random-qwen2', 'tiny-random-qwen3', 'tiny-random-llama3', 'tiny-random-phi3', 'tiny-random-gemma3'] as const;
-
-const DECISION = {
-  model: 'jev',
-  state: 'Ticket: "I was charged twice for my plan this month." The customer wants the duplicate refunded.',
-  questions: {
-    refund: { type: 'noul', instructions: 'Does the customer want money back?' },
-    team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'Charges and refunds', technical: 'Bugs', account: null } },
-    anger: { type: 'score', instructions: 'How angry?', criteria: ['calm', 'annoyed', 'furious'] },
-  },
-};
 
 async function open(page: Page, model: string) {
   await page.goto(`/?model=${model}&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`);
@@ -61,7 +52,7 @@ for (const model of FAMILIES) {
       const second = await openai.chat.completions.create({ ...request, messages: turn2, max_tokens: 4 });
       const fedWarm = (await jev.status()).counters.tokensFed - fedBefore;
       return { facade, http, first, chunks, finish, firstAgain, second, fedWarm };
-    }, DECISION);
+    }, TICKET_DECISION);
 
     expect(out.http.status).toBe(200);
     expect(out.http.body.answers).toEqual(out.facade.answers);

@@ -7,21 +7,12 @@
  * page's globals). The comparisons run in Node on what it returns.
  */
 import type { Page } from '@playwright/test';
+import { TICKET_DECISION } from './ticket-decision.ts';
 
 export type Dtype = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16';
 
-/** A decision of three questions on one state: the state is shared by the questions. */
-export const DECISION = {
-  model: 'jev',
-  state: 'Ticket: "I was charged twice for my plan this month." The customer wants the duplicate refunded.',
-  questions: {
-    refund: { type: 'noul', instructions: 'Does the customer want money back?' },
-    team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'Charges and refunds', technical: 'Bugs', account: null } },
-    anger: { type: 'score', instructions: 'How angry?', criteria: ['calm', 'annoyed', 'furious'] },
-  },
-  calibrate: false,
-  include: ['answer_mass'],
-} as const;
+/** The ticket decision, uncalibrated, with each answer's label mass: the state is shared by the questions. */
+export const DECISION = { ...TICKET_DECISION, calibrate: false, include: ['answer_mass'] } as const;
 
 /** The greedy chat whose first tokens are compared. */
 export const CHAT = {
