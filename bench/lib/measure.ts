@@ -15,3 +15,6 @@ export function fmt(ms: number): string {
 
 /** Bytes in MiB for tables and logs; '—' where unmeasured. */
 export const mib = (x: number | null) => (x === null || x === undefined ? '—' : `${(x / 2 ** 20).toFixed(0)} MiB`);
+
+/** The bench's log line: `[bench hh:mm:ss] …`. */
+export const log = (...a: unknown[]) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);

@@ -1,0 +1,87 @@
+/** The bench's targets: what each row is held to (docs/benchmarks.md). Benchmarks are not tests: a missed target is reported, not failed. */
+import { fmt, mib, round } from './measure.ts';
+import { SMOL } from './plan.ts';
+import type { BenchResult, TargetResult } from './schema.ts';
+
+/** The goals of docs/benchmarks.md, each met, missed or not measured in this result. */
+export function evaluateTargets({ decisions, chat, peers, peer_details, prefix_cache: prefix, formats }: BenchResult): TargetResult[] {
+  const out: TargetResult[] = [];
+  /** A target met when `value` (unmeasured: null) is at least `threshold`. */
+  const atLeast = (name: string, value: number | null, threshold: number, detail: string) =>
+    out.push({ name, value: value === null ? null : round(value, 3), threshold, met: value === null ? null : value >= threshold, detail: value === null ? 'not measured' : detail });
+  // Never slower than the naive way: one question at ≥ 0.97×, several at ≥ 90 % of the ceiling, every S, every model.
+  for (const x of decisions.filter((r) => r.device === 'wasm')) {
+    const one = x.questions === 1;
+    atLeast(
+      `decisions ${x.model} Q=${x.questions} S=${x.state_tokens}: ${one ? 'speedup ≥ 0.97× naive' : 'speedup ≥ 90% of its token-count ceiling'}`,
+      one ? x.speedup : x.efficiency,
+      one ? 0.97 : 0.9,
+      `${fmt(x.engine_ms)} vs naive ${fmt(x.naive_ms)}: ${x.speedup.toFixed(2)}× of a ${x.ceiling.toFixed(2)}× ceiling`,
+    );
+  }
+  const pc = prefix.find((x) => x.model === SMOL && x.device === 'wasm' && x.questions === 4 && x.state_tokens === 512);
+  atLeast(
+    'prefix cache S=512 Q=4: repeat ≥ 5× faster than first',
+    pc ? pc.first_ms / pc.repeat_ms : null,
+    5,
+    pc ? `${fmt(pc.first_ms)} first, ${fmt(pc.repeat_ms)} repeat reusing ${pc.cached_tokens} tokens; fed ${pc.first_tokens} tokens first, ${pc.repeat_tokens} repeated (a ${(pc.first_tokens / pc.repeat_tokens).toFixed(2)}× token ceiling); the same questions from cold ${fmt(pc.cold_repeat_ms)} (${pc.speedup_same_work}×); answers within ${pc.max_prob_diff}` : '',
+  );
+  const d = decisions.find((x) => x.model === SMOL && x.device === 'wasm' && x.questions === 16 && x.state_tokens === 512);
+  atLeast(
+    'decisions Q=16 S=512: speedup ≥ 80% of its token-count ceiling',
+    d ? d.efficiency : null,
+    0.8,
+    d
+      ? `speedup ${d.speedup.toFixed(2)}× of a ${d.ceiling.toFixed(2)}× ceiling (${(d.efficiency * 100).toFixed(0)}%); in CPU time ${d.speedup_cpu.toFixed(2)}× (${((d.speedup_cpu / d.ceiling) * 100).toFixed(0)}%); fastest samples ${d.speedup_best.toFixed(2)}× (${((d.speedup_best / d.ceiling) * 100).toFixed(0)}%)`
+      : '',
+  );
+  const c = chat.find((x) => x.model === SMOL && x.device === 'wasm');
+  atLeast(
+    'chat decode at least as fast as the pipeline baseline',
+    c ? c.decode_tps / c.baseline_decode_tps : null,
+    1,
+    c ? `${c.decode_tps.toFixed(2)} vs ${c.baseline_decode_tps.toFixed(2)} tok/s (medians of ${c.reps}; best ${c.best.decode_tps.toFixed(2)} vs ${c.best.baseline_decode_tps.toFixed(2)}; CPU share ${c.cpu_share.engine} vs ${c.cpu_share.baseline})` : '',
+  );
+  atLeast(
+    'follow-up time to first token ≥ 3× faster with KV reuse than cold',
+    c ? c.cold_followup_ttft_ms / c.followup_ttft_ms : null,
+    3,
+    c ? `${fmt(c.followup_ttft_ms)} vs ${fmt(c.cold_followup_ttft_ms)} cold, after ${c.followup_history_tokens} tokens of history` : '',
+  );
+  // The peer goal: at least wllama's speed, every dtype, at 1 thread and at every core.
+  for (const p of peers) {
+    for (const [what, engine, peer] of [
+      ['prefill', p.engine_prefill_tps, p.prefill_tps],
+      ['decode', p.engine_decode_tps, p.decode_tps],
+    ] as const) {
+      atLeast(
+        `${what} at least as fast as wllama (llama.cpp), ${p.model} ${p.dtype ?? 'fp32'}, ${p.threads} thread${p.threads > 1 ? 's' : ''}`,
+        engine / peer,
+        1,
+        `${engine.toFixed(1)} vs ${peer.toFixed(1)} tok/s (${(engine / peer).toFixed(2)}×)`,
+      );
+    }
+  }
+  // Memory: serving on wasm within twice the model's bytes, and within wllama's peak on the same weights.
+  for (const f of formats ?? []) {
+    if (f.device !== 'wasm' || f.serving_peak_rss_bytes === null || !f.model_bytes) continue;
+    atLeast(
+      `memory ${f.model} ${f.dtype}: serving peak renderer RSS ≤ 2× the model's bytes (value: 2 × bytes ÷ peak)`,
+      (2 * f.model_bytes) / f.serving_peak_rss_bytes,
+      1,
+      `${mib(f.serving_peak_rss_bytes)} serving for ${mib(f.model_bytes)} of model (${(f.serving_peak_rss_bytes / f.model_bytes).toFixed(2)}×)`,
+    );
+  }
+  for (const d of peer_details) {
+    const e = d.memory?.engine.serving_peak_rss_bytes;
+    const w = d.memory?.wllama.serving_peak_rss_bytes;
+    if (!e || !w) continue;
+    atLeast(
+      `memory ${d.model} ${d.dtype}, ${d.threads} thread${d.threads > 1 ? 's' : ''}: serving peak renderer RSS ≤ wllama's (value: wllama ÷ engine)`,
+      w / e,
+      1,
+      `engine ${mib(e)} (file ${mib(d.memory!.engine.model_bytes)}), wllama ${mib(w)} (file ${mib(d.memory!.wllama.model_bytes)})`,
+    );
+  }
+  return out;
+}
