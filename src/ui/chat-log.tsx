@@ -1,8 +1,8 @@
 import { useEffect, useRef } from 'preact/hooks';
+import type { ChatToolCall } from '../contract/index.ts';
 import type { ChatEntry, ReplyStats } from './chat-store.ts';
 import { formatMs, formatRate } from './format.ts';
 import { JsonReply } from './json-reply.tsx';
-import type { ToolCall } from './openai-tools.ts';
 import { ToolCallList } from './tool-call-list.tsx';
 
 function Stats({ stats, state }: { stats: ReplyStats | undefined; state: ChatEntry['state'] }) {
@@ -23,7 +23,7 @@ function Stats({ stats, state }: { stats: ReplyStats | undefined; state: ChatEnt
 
 const ROLE_LABEL: Record<ChatEntry['role'], string> = { user: 'You', assistant: 'Assistant', tool: 'Tool result' };
 
-const hasCalls = (m: ChatEntry): m is ChatEntry & { toolCalls: ToolCall[] } => (m.toolCalls?.length ?? 0) > 0;
+const hasCalls = (m: ChatEntry): m is ChatEntry & { toolCalls: ChatToolCall[] } => (m.toolCalls?.length ?? 0) > 0;
 
 interface Props {
   messages: readonly ChatEntry[];

@@ -1,5 +1,5 @@
 import type { Signal } from '@preact/signals';
-import type { ToolCall } from './openai-tools.ts';
+import type { ChatToolCall } from '../contract/index.ts';
 import { isRecord, isString, storedSignal } from './stored-signal.ts';
 import { DEFAULT_STRUCTURED, isStructuredDraft, type StructuredDraft } from './structured-draft.ts';
 
@@ -27,7 +27,7 @@ export interface ChatEntry {
   stats?: ReplyStats;
   error?: string;
   /** For the assistant: the tools it asked to call (`message.tool_calls`). */
-  toolCalls?: ToolCall[];
+  toolCalls?: ChatToolCall[];
   /** For the assistant: the results typed for its calls so far, by call id (drafts, until sent). */
   toolResults?: Record<string, string>;
   /** For the assistant: asked for JSON (`response_format` json_object or json_schema). */

@@ -1,7 +1,6 @@
-import type { ChatCompletionChunk } from '../contract/index.ts';
+import type { ChatCompletionChunk, ChatToolCall } from '../contract/index.ts';
 import type { JevClient } from '../facade/jev-client.ts';
 import type { ReplyStats } from './chat-store.ts';
-import type { ReplyDelta, ToolCall } from './openai-tools.ts';
 import { addToolCallDeltas, toolCallsOf, type ToolCallSlots } from './tool-calls.ts';
 
 export interface StreamProgress {
@@ -9,7 +8,7 @@ export interface StreamProgress {
   /** A thinking model's reasoning so far (`delta.reasoning_content`). */
   reasoning: string;
   /** The tools the reply asks to call so far (`delta.tool_calls`, folded by index). */
-  toolCalls: ToolCall[];
+  toolCalls: ChatToolCall[];
   stats: ReplyStats;
   /** Whether the engine accepted the request (its first chunk arrived). */
   started: boolean;
@@ -44,8 +43,7 @@ export async function streamReply(
   progress.started = true;
   for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
     const choice = chunk.choices[0];
-    // Read as OpenAI's delta: the contract's, and `tool_calls` (src/ui/openai-tools.ts).
-    const delta: ReplyDelta | undefined = choice?.delta;
+    const delta = choice?.delta;
     const piece = delta?.content ?? '';
     const thought = delta?.reasoning_content ?? '';
     const calls = delta?.tool_calls ?? [];
@@ -62,8 +60,7 @@ export async function streamReply(
       progress.reasoning += thought;
       progress.stats = { ...progress.stats, ttftMs: firstAt - sentAt, completionTokens: pieces, tokensPerSecond: rate(pieces) };
     }
-    const finish: string | null | undefined = choice?.finish_reason;
-    if (finish) progress.stats = { ...progress.stats, finishReason: finish };
+    if (choice?.finish_reason) progress.stats = { ...progress.stats, finishReason: choice.finish_reason };
     if (chunk.usage) {
       const tokens = chunk.usage.completion_tokens;
       progress.stats = {

@@ -1,7 +1,7 @@
-import type { FunctionTool, ResponseFormat, ToolChoice } from './openai-tools.ts';
+import { NAME_PATTERN, responseFormatTypes, toolChoiceModes, type ToolChoice } from '../contract/index.ts';
 import { isBoolean, isRecord, isString } from './stored-signal.ts';
 
-export type FormatKind = 'text' | 'json_object' | 'json_schema';
+export type FormatKind = (typeof responseFormatTypes)[number];
 
 /** One function tool as typed: its parameters are JSON text, kept as typed even when invalid. */
 export interface ToolDraft {
@@ -33,7 +33,7 @@ export const DEFAULT_STRUCTURED: StructuredDraft = {
   parallelToolCalls: true,
 };
 
-export const FORMAT_KINDS: readonly FormatKind[] = ['text', 'json_object', 'json_schema'];
+export const FORMAT_KINDS: readonly FormatKind[] = responseFormatTypes;
 
 const isToolDraft = (x: unknown): x is ToolDraft =>
   isRecord(x) && ['id', 'name', 'description', 'parameters'].every((k) => isString(x[k]));
@@ -46,11 +46,8 @@ export const isStructuredDraft = (x: unknown): x is StructuredDraft =>
   Array.isArray(x['tools']) &&
   x['tools'].every(isToolDraft) &&
   isString(x['toolChoice']) &&
-  (['auto', 'none', 'required'].includes(x['toolChoice']) || x['toolChoice'].startsWith('function:')) &&
+  ((toolChoiceModes as readonly string[]).includes(x['toolChoice']) || x['toolChoice'].startsWith('function:')) &&
   isBoolean(x['parallelToolCalls']);
-
-/** OpenAI's rule for function and schema names. */
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A JSON schema as typed: the object, or what is wrong with the text (empty text: `empty`). */
 export type SchemaText = { ok: true; value: Record<string, unknown> } | { ok: false; error: string; empty: boolean };
@@ -87,7 +84,7 @@ export function hasStructuredErrors(e: StructuredErrors): boolean {
 
 function nameProblem(name: string, what: string): string | undefined {
   if (name.trim() === '') return `Give the ${what} a name.`;
-  if (!NAME.test(name)) return `The ${what} name may hold only letters, digits, _ and - (at most 64).`;
+  if (!NAME_PATTERN.test(name)) return `The ${what} name may hold only letters, digits, _ and - (at most 64).`;
   return undefined;
 }
 
@@ -129,19 +126,19 @@ export function structuredProblems(d: StructuredDraft): StructuredErrors {
 /** The request fields of the draft (only those that differ from sending none); assumes no problems. */
 export function structuredFields(d: StructuredDraft): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  if (d.format === 'json_object') fields['response_format'] = { type: 'json_object' } satisfies ResponseFormat;
+  if (d.format === 'json_object') fields['response_format'] = { type: 'json_object' };
   if (d.format === 'json_schema') {
     const schema = readSchemaText(d.schema);
     fields['response_format'] = {
       type: 'json_schema',
       json_schema: { name: d.schemaName, schema: schema.ok ? schema.value : {} },
-    } satisfies ResponseFormat;
+    };
   }
   if (d.tools.length > 0) {
-    fields['tools'] = d.tools.map((t): FunctionTool => {
+    fields['tools'] = d.tools.map((t) => {
       const params = readSchemaText(t.parameters);
       return {
-        type: 'function',
+        type: 'function' as const,
         function: {
           name: t.name,
           ...(t.description.trim() !== '' ? { description: t.description } : {}),
@@ -150,7 +147,7 @@ export function structuredFields(d: StructuredDraft): Record<string, unknown> {
       };
     });
     const named = namedChoice(d.toolChoice);
-    const choice: ToolChoice = named !== null ? { type: 'function', function: { name: named } } : (d.toolChoice as 'auto' | 'none' | 'required');
+    const choice: ToolChoice = named !== null ? { type: 'function', function: { name: named } } : (d.toolChoice as (typeof toolChoiceModes)[number]);
     fields['tool_choice'] = choice;
     fields['parallel_tool_calls'] = d.parallelToolCalls;
   }

@@ -1,9 +1,9 @@
+import type { ChatToolCall } from '../contract/index.ts';
 import type { ChatEntry } from './chat-store.ts';
 import { FieldError } from './field-error.tsx';
-import type { ToolCall } from './openai-tools.ts';
 import { callKey, parseJson } from './tool-calls.ts';
 
-function Arguments({ call, streaming }: { call: ToolCall; streaming: boolean }) {
+function Arguments({ call, streaming }: { call: ChatToolCall; streaming: boolean }) {
   const text = call.function.arguments;
   const parsed = parseJson(text);
   if (parsed.ok) {
@@ -24,7 +24,7 @@ function Arguments({ call, streaming }: { call: ToolCall; streaming: boolean }) 
 }
 
 interface Props {
-  entry: ChatEntry & { toolCalls: ToolCall[] };
+  entry: ChatEntry & { toolCalls: ChatToolCall[] };
   /** Whether the calls wait for their results (the conversation's last turn, complete). */
   answerable: boolean;
   errors: Record<string, string>;

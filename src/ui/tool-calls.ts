@@ -1,14 +1,14 @@
-import type { ToolCall, ToolCallDelta } from './openai-tools.ts';
+import type { ChatToolCall, ChatToolCallDelta } from '../contract/index.ts';
 
 /** Tool calls being streamed, at their `index` (a slot the stream skipped stays empty). */
-export type ToolCallSlots = readonly (ToolCall | undefined)[];
+export type ToolCallSlots = readonly (ChatToolCall | undefined)[];
 
 /**
  * Folds streamed tool-call pieces into the calls so far, as OpenAI's client does: by `index`;
  * `id` and the name are set when a piece carries them, `arguments` are concatenated. Returns new
  * slots (the old ones are left as they were, for the render that holds them).
  */
-export function addToolCallDeltas(slots: ToolCallSlots, deltas: readonly ToolCallDelta[]): (ToolCall | undefined)[] {
+export function addToolCallDeltas(slots: ToolCallSlots, deltas: readonly ChatToolCallDelta[]): (ChatToolCall | undefined)[] {
   const out = Array.from(slots, (c) => (c ? { ...c, function: { ...c.function } } : undefined));
   for (const d of deltas) {
     if (!Number.isInteger(d.index) || d.index < 0) continue;
@@ -21,12 +21,12 @@ export function addToolCallDeltas(slots: ToolCallSlots, deltas: readonly ToolCal
 }
 
 /** The calls of the slots, in index order. */
-export function toolCallsOf(slots: ToolCallSlots): ToolCall[] {
-  return slots.filter((c): c is ToolCall => c !== undefined);
+export function toolCallsOf(slots: ToolCallSlots): ChatToolCall[] {
+  return slots.filter((c): c is ChatToolCall => c !== undefined);
 }
 
 /** The key of a call's result: its id, or its place when the server gave none. */
-export function callKey(call: ToolCall, index: number): string {
+export function callKey(call: ChatToolCall, index: number): string {
   return call.id || `#${index}`;
 }
 

@@ -1,11 +1,11 @@
+import type { ChatToolCall } from '../contract/index.ts';
 import type { ChatEntry } from './chat-store.ts';
-import type { ToolCall } from './openai-tools.ts';
 import { callKey } from './tool-calls.ts';
 
 /** A reply whose tool calls wait for their results. */
 export interface PendingCalls {
   entry: ChatEntry;
-  calls: ToolCall[];
+  calls: ChatToolCall[];
 }
 
 /** The conversation's last turn, when it is a complete reply asking for tools (nothing answers it yet). */
