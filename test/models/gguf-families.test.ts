@@ -21,7 +21,7 @@ import { TINY_RANDOM_GEMMA3, TINY_RANDOM_LLAMA3, TINY_RANDOM_PHI3, TINY_RANDOM_Q
 import { familyInvFreq } from '../../scripts/models/family-rope.ts';
 import { generateFamilyWeights } from '../../scripts/models/family-weights.ts';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
-import { readGguf } from '../../scripts/models/gguf.ts';
+import { readGguf } from '../../scripts/models/gguf-read.ts';
 import { GGUF_F32_FILE } from '../../scripts/models/gguf-family.ts';
 import { ggmlGeluF16, referenceFamilyForward, roundF16 } from './reference-family.ts';
 

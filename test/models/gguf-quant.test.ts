@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
-import { type GgufFile, GgmlType, readGguf } from '../../scripts/models/gguf.ts';
+import { GgmlType } from '../../scripts/models/gguf.ts';
+import { type GgufFile, readGguf } from '../../scripts/models/gguf-read.ts';
 import { GGUF_F32_FILE } from '../../scripts/models/gguf-llama.ts';
 import { GGUF_Q4_0_FILE, GGUF_Q8_0_FILE, dequantizeGgufBlocks, ropeRowOrder } from '../../scripts/models/gguf-quant.ts';
 import { TINY_RANDOM_LLAMA as SPEC } from '../../scripts/models/specs.ts';
