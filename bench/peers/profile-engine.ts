@@ -31,6 +31,7 @@ import { launchChromium, openPeersPage } from './browser.ts';
 import { peerModel } from './models.ts';
 import type { EngineLoadOptions } from './page/engine.worker.ts';
 import { load1, waitForQuiet } from './quiet.ts';
+import { median as medianOf } from '../lib/schema.ts';
 import { MODEL_ROOTS, REPO } from './serve.ts';
 import { VARIANTS_DIR, writeVariant } from './variants.ts';
 
@@ -52,11 +53,8 @@ const { values } = parseArgs({
   },
 });
 
-const median = (xs: number[]) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  const n = s.length;
-  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
-};
+/** The median of the finite values (a trace point onnxruntime did not report is NaN). */
+const median = (xs: number[]) => medianOf(xs.filter((x) => Number.isFinite(x)));
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const log = (l: string) => console.log(l);
 

@@ -26,7 +26,7 @@
 import type { Browser } from 'playwright-core';
 import { fileBytes, modelBytes } from '../lib/model-bytes.ts';
 import { mib } from '../lib/measure.ts';
-import type { PeerDetail, PeerRow } from '../lib/schema.ts';
+import { median, type PeerDetail, type PeerRow } from '../lib/schema.ts';
 import { grownRenderer, peakRss, rendererRss, resetPeakRss } from '../lib/procs.ts';
 import { type PeersSession, openPeersPage } from './browser.ts';
 import { type PeerDtype, type PeerModel, ggufFile, ggufUrl, peerModel } from './models.ts';
@@ -58,11 +58,6 @@ export interface PeerOptions {
   log?: (line: string) => void;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
-};
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 interface Timings {
