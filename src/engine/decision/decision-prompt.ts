@@ -37,9 +37,25 @@ const SENTINEL = '\u0000jev-question\u0000';
 
 export function promptFrame(lm: Pick<TokenizerModel, 'tokenizer'>, state: string): PromptFrame {
   const statePart = `State:\n${state}\n\n`;
-  if (chatTemplateOf(lm.tokenizer) !== null) {
+  const around = templateAround(lm.tokenizer);
+  if (around) return { prefix: around.head + statePart, addSpecialTokens: false, tail: around.tail, lead: '' };
+  // Fallback for models without a chat template (documented in docs/decisions.md).
+  return { prefix: `${SYSTEM_PROMPT}\n\n${statePart}`, addSpecialTokens: true, tail: '\nAnswer:', lead: ' ' };
+}
+
+/**
+ * The chat template's text before and after the user turn of a decision prompt, rendered once
+ * per tokenizer (it depends on nothing else: the state goes in after it); null where the model
+ * has no usable template.
+ */
+const frames = new WeakMap<object, { head: string; tail: string } | null>();
+
+function templateAround(tokenizer: TokenizerModel['tokenizer']): { head: string; tail: string } | null {
+  if (frames.has(tokenizer)) return frames.get(tokenizer)!;
+  let around: { head: string; tail: string } | null = null;
+  if (chatTemplateOf(tokenizer) !== null) {
     const rendered = renderChatTemplate(
-      lm.tokenizer,
+      tokenizer,
       [
         { role: 'system', content: SYSTEM_PROMPT },
         { role: 'user', content: SENTINEL },
@@ -51,17 +67,10 @@ export function promptFrame(lm: Pick<TokenizerModel, 'tokenizer'>, state: string
       { enableThinking: false, dateString: DECISION_DATE },
     );
     const at = rendered.indexOf(SENTINEL);
-    if (at >= 0 && rendered.indexOf(SENTINEL, at + 1) < 0) {
-      return {
-        prefix: rendered.slice(0, at) + statePart,
-        addSpecialTokens: false,
-        tail: rendered.slice(at + SENTINEL.length),
-        lead: '',
-      };
-    }
+    if (at >= 0 && rendered.indexOf(SENTINEL, at + 1) < 0) around = { head: rendered.slice(0, at), tail: rendered.slice(at + SENTINEL.length) };
   }
-  // Fallback for models without a chat template (documented in docs/decisions.md).
-  return { prefix: `${SYSTEM_PROMPT}\n\n${statePart}`, addSpecialTokens: true, tail: '\nAnswer:', lead: ' ' };
+  frames.set(tokenizer, around);
+  return around;
 }
 
 /**

@@ -77,14 +77,37 @@ export function planQuestion(
 /** Each label's tokens after the state prefix, from `SEAM + before + label` less the seam's tokens; null if the seam's tokens do not lead. */
 function seamEncodings(lm: Pick<TokenizerModel, 'encode'>, frame: PromptFrame, before: string, labels: readonly LabelSurface[]): number[][] | null {
   if (!frame.prefix.endsWith(SEAM)) return null;
-  const seamIds = lm.encode(SEAM, false);
+  const seamIds = seamEncode(lm, SEAM);
   const out: number[][] = [];
   for (const label of labels) {
-    const ids = lm.encode(SEAM + before + label.surface, false);
+    const ids = seamEncode(lm, SEAM + before + label.surface);
     if (commonPrefix(seamIds, ids) !== seamIds.length) return null;
     out.push(ids.slice(seamIds.length));
   }
   return out;
+}
+
+/**
+ * A question's texts after the seam do not depend on the state, so their encodings are kept per
+ * model (the most recent SEAM_CACHE_SIZE): a question asked again, of another state, is not
+ * encoded again. Callers copy what they keep.
+ */
+const SEAM_CACHE_SIZE = 4096;
+const seamCaches = new WeakMap<object, Map<string, readonly number[]>>();
+
+function seamEncode(lm: Pick<TokenizerModel, 'encode'>, text: string): readonly number[] {
+  let cache = seamCaches.get(lm);
+  if (!cache) seamCaches.set(lm, (cache = new Map()));
+  const hit = cache.get(text);
+  if (hit) {
+    cache.delete(text);
+    cache.set(text, hit);
+    return hit;
+  }
+  const ids = lm.encode(text, false);
+  cache.set(text, ids);
+  if (cache.size > SEAM_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return ids;
 }
 
 /**
