@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- --json FILE [--quick] [--webgpu] [--models a,b] [--threads N] [--md FILE | --no-md]`
  *                 [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits]
- * (and, for short investigative runs, `--states 64,512` and `--reps N`)
+ * (and, for short investigative runs, `--states 64,512` and `--reps N`; `--only serve`: the server in
+ * front of a serving engine alone, bench/lib/serve-rows.ts)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
  * SmolLM2-shaped model on wasm, its GQA export beside the Optimum-style one (bench/lib/formats.ts),
@@ -25,6 +26,7 @@ import { browserVersion, commitId, machineDescription } from './lib/machine.ts';
 import { log } from './lib/measure.ts';
 import { parseBenchArgs } from './lib/options.ts';
 import { runPeers } from './lib/peer-rows.ts';
+import { runServeOnly } from './lib/serve-rows.ts';
 import { SMOL, TINYSTORIES, makePlan } from './lib/plan.ts';
 import { loadAverage } from './lib/procs.ts';
 import { renderChart, renderResults, updateDocument } from './lib/report.ts';
@@ -39,6 +41,12 @@ const FORMAT_MODELS = [SMOL, 'tiny-random-llama'];
 
 async function main(): Promise<void> {
   const options = parseBenchArgs(process.argv.slice(2));
+  if (options.only === 'serve') {
+    // The server in front of a serving engine alone (docs/scale-out.md): Node, no browser.
+    await generateModels({ only: ['tiny-random-llama'], log: (message) => log(`  ${message}`) });
+    await runServeOnly(options.json, log, REPO, options.reps ?? undefined);
+    return;
+  }
   const started = performance.now();
   const hasTinyStories = existsSync(join(VENDORED, TINYSTORIES, 'onnx/model.onnx'));
   // The generated models the plan needs: written here when missing or stale (a fresh clone has

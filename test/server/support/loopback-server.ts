@@ -21,6 +21,8 @@ export interface Logged {
   body: Record<string, unknown>;
   /** Set when the client closed the connection before the answer was complete. */
   aborted: boolean;
+  /** Milliseconds from the whole body received to the reply written (the engine's own time). */
+  ms: number;
 }
 
 export type Route = (body: Record<string, unknown>, res: ServerResponse, req: IncomingMessage, log: Logged) => Promise<unknown | undefined>;
@@ -55,7 +57,8 @@ export async function loopbackServer(routes: Record<string, Route>): Promise<Loo
       res.writeHead(400).end('{"error":{"message":"bad json"}}');
       return;
     }
-    const log: Logged = { path, body, aborted: false };
+    const received = performance.now();
+    const log: Logged = { path, body, aborted: false, ms: 0 };
     state.log.push(log);
     res.on('close', () => {
       if (!res.writableFinished) log.aborted = true;
@@ -86,6 +89,7 @@ export async function loopbackServer(routes: Record<string, Route>): Promise<Loo
       const out = fault.type === 'mangle' ? fault.mangle(reply) : reply;
       if (res.destroyed) return;
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(out));
+      log.ms = performance.now() - received;
     } catch (e) {
       if (!res.headersSent) res.writeHead(400, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ object: 'error', message: (e as Error).message, type: 'BadRequestError', code: 400 }));

@@ -1,0 +1,151 @@
+/**
+ * `npm run bench -- --only serve`: the server in front of a serving engine (src/server/,
+ * docs/scale-out.md), measured in Node against the loopback SGLang and vLLM of test/server (a real
+ * model, onnxruntime-node). For Q = 1, 4, 16 questions on one state: the client's latency through
+ * the server; the latency of the very request the server sent the engine, sent to it directly
+ * (what a client calling the engine itself would wait); the server's overhead, the difference
+ * (parsing and validation, tokenizing and planning, the extra HTTP hop, the label arithmetic);
+ * and the engine requests and prompts (continuations) per decision. The two are timed in turn,
+ * repetition by repetition, and their medians taken. So that the engine's own compute (a real
+ * model on this CPU, noisy under other load) does not drown the server's milliseconds, the
+ * loopback computes each distinct request once (its time is `loopback_compute_ms`) and replays it
+ * afterwards: the timed repetitions measure the server and the HTTP, not the model. Each is also
+ * measured in CPU time (`process.cpuUsage`, the client, the server and the loopback share this
+ * process): the difference of the two paths' CPU is the server's own work, which other load on the
+ * machine stretches far less than it stretches wall time.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Question } from '../../src/contract/index.ts';
+import type { BackendKind } from '../../src/server/cli-args.ts';
+import { startServer } from '../../src/server/serve.ts';
+import { serveOptions, sharedModel, startLoopback } from '../../test/server/support/served.ts';
+import { commitId, machineDescription } from './machine.ts';
+import { round } from './measure.ts';
+import { median } from './schema.ts';
+
+export interface ServeResult {
+  backend: BackendKind;
+  model: string;
+  questions: number;
+  state_tokens: number;
+  /** Median latency of one decision as the client sees it, through the server. */
+  total_ms: number;
+  /** Median latency of the server's engine request(s) for that decision, sent to the engine directly. */
+  backend_ms: number;
+  /** Median of total − backend over the repetitions: what the server adds. */
+  overhead_ms: number;
+  /** Median of the CPU milliseconds the path through the server took beyond the direct path: the server's own work. */
+  overhead_cpu_ms: number;
+  /** The loopback model's own time for the decision's request(s), computed once (CPU, onnxruntime-node). */
+  loopback_compute_ms: number;
+  /** Engine requests per decision (the same every repetition). */
+  backend_requests: number;
+  /** Prompts in those requests (one per label continuation). */
+  backend_prompts: number;
+  reps: number;
+}
+
+const STATE_SENTENCE = 'The customer wrote that the parcel arrived two days late, the box was crushed, and the invoice shows a charge twice. ';
+
+const QUESTION_KINDS: Question[] = [
+  { type: 'noul', instructions: 'Is the customer asking for money back?', criteria: { true: 'A refund is asked for', false: null } },
+  { type: 'choice', instructions: 'Which team should take it?', criteria: { billing: 'Charges and refunds', shipping: 'Parcels and delivery', support: 'Anything else' } },
+  { type: 'score', instructions: 'How angry is the customer?', criteria: ['calm', 'annoyed', 'angry', 'furious'] },
+];
+
+export async function measureServe(options: { model: string; reps: number; stateSentences: number; log: (...a: unknown[]) => void }): Promise<ServeResult[]> {
+  const rows: ServeResult[] = [];
+  const model = await sharedModel(options.model);
+  // Each distinct request computed once, then replayed (see above).
+  const compute = model.promptLogProbs.bind(model);
+  const replies = new Map<string, ReturnType<typeof compute>>();
+  model.promptLogProbs = (items) => {
+    const key = JSON.stringify(items);
+    let reply = replies.get(key);
+    if (!reply) replies.set(key, (reply = compute(items)));
+    return reply;
+  };
+  const state = STATE_SENTENCE.repeat(options.stateSentences);
+  const stateTokens = model.lm.encode(state, false).length;
+  for (const backend of ['sglang', 'vllm'] as const) {
+    const loopback = await startLoopback(backend, model);
+    const server = await startServer(serveOptions(backend, loopback.url, options.model, { timeoutMs: 600_000 }));
+    try {
+      for (const q of [1, 4, 16]) {
+        const questions = Object.fromEntries(Array.from({ length: q }, (_, i) => [`q${i}`, { ...QUESTION_KINDS[i % 3]!, instructions: `${QUESTION_KINDS[i % 3]!.instructions} (${i})` }]));
+        const body = JSON.stringify({ model: 'jev', state, questions });
+        const totals: number[] = [];
+        const backends: number[] = [];
+        const cpuOverheads: number[] = [];
+        const cpuMs = () => {
+          const u = process.cpuUsage();
+          return (u.user + u.system) / 1000;
+        };
+        let requests = 0;
+        let prompts = 0;
+        let computeMs = 0;
+        for (let rep = -1; rep < options.reps; rep++) {
+          const before = loopback.log.length;
+          const cpuStarted = cpuMs();
+          const started = performance.now();
+          const res = await fetch(`${server.url}/inference/jev/api/alpha/decisions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+          await res.json();
+          const total = performance.now() - started;
+          const cpuThrough = cpuMs() - cpuStarted;
+          if (res.status !== 200) throw new Error(`serve bench: status ${res.status}`);
+          const calls = loopback.log.slice(before);
+          // The same engine request(s), straight to the engine.
+          let direct = 0;
+          const cpuDirectStarted = cpuMs();
+          for (const c of calls) {
+            const t = performance.now();
+            const r = await fetch(`${loopback.url}${c.path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(c.body) });
+            await r.json();
+            direct += performance.now() - t;
+          }
+          const cpuDirect = cpuMs() - cpuDirectStarted;
+          if (rep < 0) {
+            computeMs = calls.reduce((n, c) => n + c.ms, 0); // the model's first (real) computation
+            continue;
+          }
+          totals.push(total);
+          backends.push(direct);
+          cpuOverheads.push(cpuThrough - cpuDirect);
+          requests = calls.length;
+          prompts = calls.reduce((s, c) => s + ((c.body['input_ids'] ?? c.body['prompt']) as unknown[]).length, 0);
+        }
+        const overheads = totals.map((t, i) => t - backends[i]!);
+        const row: ServeResult = {
+          backend,
+          model: options.model,
+          questions: q,
+          state_tokens: stateTokens,
+          total_ms: round(median(totals), 2),
+          backend_ms: round(median(backends), 2),
+          overhead_ms: round(median(overheads), 2),
+          overhead_cpu_ms: round(median(cpuOverheads), 2),
+          loopback_compute_ms: round(computeMs, 1),
+          backend_requests: requests,
+          backend_prompts: prompts,
+          reps: options.reps,
+        };
+        options.log(`serve ${backend} Q=${q}: through the server ${row.total_ms} ms, engine direct ${row.backend_ms} ms, overhead ${row.overhead_ms} ms wall, ${row.overhead_cpu_ms} ms CPU (loopback model ${row.loopback_compute_ms} ms), ${requests} request(s), ${prompts} prompts`);
+        rows.push(row);
+      }
+    } finally {
+      await server.close();
+      await loopback.close();
+    }
+  }
+  return rows;
+}
+
+/** The serve rows alone, written as JSON (`npm run bench -- --only serve --json FILE`). */
+export async function runServeOnly(json: string, log: (...a: unknown[]) => void, repo: string, reps = 20): Promise<void> {
+  const serve = await measureServe({ model: 'tiny-random-llama', reps, stateSentences: 8, log });
+  const result = { schema: 'jev-bench/1', machine: machineDescription(), commit: commitId(repo), date: new Date().toISOString(), serve };
+  mkdirSync(dirname(json), { recursive: true });
+  writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${json}`);
+}
