@@ -33,8 +33,9 @@ const ROOMS = [
   ['graph', 1],
   ['model', 1],
   ['load', 2],
-  ['chat', 2],
+  ['grammar', 2],
   ['decision', 2],
+  ['chat', 3],
 ];
 
 function layerRules() {

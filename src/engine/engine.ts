@@ -11,6 +11,8 @@ import {
 import type { CallHandle, DebugAction, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat/chat.ts';
+import { GrammarCache } from './grammar/grammar-cache.ts';
+import { XGrammarBackend } from './grammar/xgrammar-backend.ts';
 import { refuseFarPastContext } from './model/context-bound.ts';
 import { decide } from './decision/decide.ts';
 import { localScorer } from './decision/local-scorer.ts';
@@ -73,6 +75,8 @@ export class Engine implements EngineApi {
   readonly #calls = new Map<string, AbortController>();
   readonly #priors = new PriorCache();
   readonly #prefixes: PrefixCache;
+  /** Compiled grammars of response formats (grammar/); xgrammar itself loads on the first that needs it. */
+  readonly #grammars = new GrammarCache(new XGrammarBackend());
   readonly #gate = new PassGate();
   /** The signal of the request being served (one at a time): a pass held at the gate ends with it. */
   #serving: AbortSignal | null = null;
@@ -92,6 +96,11 @@ export class Engine implements EngineApi {
   /** The loaded model, for tests and the benchmark that drive it directly. */
   get languageModel(): LanguageModel | null {
     return this.#lm;
+  }
+
+  /** The compiled grammars and their counters (compiles, matchers made and disposed), for tests. */
+  get grammars(): GrammarCache {
+    return this.#grammars;
   }
 
   async load(options: LoadOptions, onEvent: (e: LoadEvent) => void = () => {}): Promise<EngineStatus> {
@@ -164,6 +173,7 @@ export class Engine implements EngineApi {
     lm.passHooks = this.#passHooks();
     this.#priors.clear();
     this.#prefixes.reset();
+    this.#grammars.clear();
     await old?.dispose();
     this.#status = {
       state: 'ready',
@@ -273,7 +283,7 @@ export class Engine implements EngineApi {
       // A stream that has begun cannot be told again: it is retried only before its first chunk.
       let begun = false;
       const sent = onChunk && ((chunk: ChatCompletionChunk) => ((begun = true), onChunk(chunk)));
-      return this.#underPressure(() => complete(lm, request, { signal, onChunk: sent, prefixes: this.#prefixes }), () => !begun);
+      return this.#underPressure(() => complete(lm, request, { signal, onChunk: sent, prefixes: this.#prefixes, grammars: this.#grammars }), () => !begun);
     });
   }
 

@@ -1,24 +1,34 @@
 import { customAlphabet } from 'nanoid';
-import { enableThinkingFor, type ChatCompletion, type ChatCompletionChunk, type ChatRequest } from '../../contract/index.ts';
+import { enableThinkingFor, JevError, type ChatCompletion, type ChatCompletionChunk, type ChatRequest } from '../../contract/index.ts';
 import { fitConversation } from './chat-prompt.ts';
 import { promptOpensThink, ReasoningSplitter, templateThinks } from './chat-reasoning.ts';
+import { constraintStart, maskedArgmax, maskLogProbs, ReplyConstraint } from './constraint.ts';
+import type { GrammarFormat } from '../grammar/backend.ts';
+import type { GrammarCache } from '../grammar/grammar-cache.ts';
 import { chatTemplateOf } from '../model/chat-template.ts';
 import { LanguageModel } from '../model/language-model.ts';
 import { modelVersion } from '../model/model-version.ts';
 import { continueFrom, keepCache, startFrom, type PrefixCache } from '../model/prefix-cache.ts';
 import { sampleToken } from './sampler.ts';
 import { seededRandom } from '../runtime/seeded-random.ts';
+import { stopTokenIds, stopTokenTexts } from './stop-tokens.ts';
 import { TextStream } from './text-stream.ts';
+
+export { stopTokenIds } from './stop-tokens.ts';
 
 const completionId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 29);
 
 type TokenLogprob = NonNullable<ChatCompletion['choices'][number]['logprobs']>['content'][number];
+type Delta = ChatCompletionChunk['choices'][number]['delta'];
+type Finish = 'stop' | 'length';
 
 export interface CompleteOptions {
   signal?: AbortSignal | undefined;
   onChunk?: ((chunk: ChatCompletionChunk) => void | Promise<void>) | undefined;
   /** Caches of earlier requests' prompts and replies (null: every request starts cold). */
   prefixes: PrefixCache | null;
+  /** Compiled grammars, for a request with a `response_format` other than text (grammar/). */
+  grammars?: GrammarCache | undefined;
 }
 
 /**
@@ -27,20 +37,26 @@ export interface CompleteOptions {
  * the system prompt another conversation shares), each step reads one
  * token's logits, and the signal is checked between tokens. Each chunk is awaited: across a
  * worker boundary that keeps chunks ahead of the final result, and gives backpressure.
- * Generation stops on any of the model's stop tokens (`stopTokenIds`). With a template that
- * thinks (Qwen3), the `<think>` block is returned apart as `reasoning_content`.
+ * Generation stops on any of the model's stop tokens (`stopTokenIds`) and, unconstrained, on
+ * their texts spelled out. With a template that thinks (Qwen3), the `<think>` block is returned
+ * apart as `reasoning_content`. With a `response_format`, each token is drawn under its grammar
+ * (constraint.ts).
  */
 export async function complete(lm: LanguageModel, request: ChatRequest, options: CompleteOptions): Promise<ChatCompletion> {
   const { signal, onChunk, prefixes } = options;
+  if (request.tool_choice === 'required' || typeof request.tool_choice === 'object') {
+    throw new JevError('unprocessable', 'Tool calls are not served yet: tool_choice may be "auto" or "none" (the model then answers in text).', { param: 'tool_choice' });
+  }
   const reserve = request.max_tokens ?? 1;
   const enableThinking = enableThinkingFor(request.reasoning_effort);
   const { ids: prompt, text: promptText } = fitConversation(lm, request.messages, reserve, request.truncation, { enableThinking });
-  const splitter = templateThinks(chatTemplateOf(lm.tokenizer)) ? new ReasoningSplitter(promptOpensThink(promptText)) : null;
+  const thinks = templateThinks(chatTemplateOf(lm.tokenizer));
+  const splitter = thinks ? new ReasoningSplitter(promptOpensThink(promptText)) : null;
   const maxNew = Math.min(request.max_tokens ?? Infinity, lm.contextLength - prompt.length);
   const id = `chatcmpl-${completionId()}`;
   const created = Math.floor(Date.now() / 1000);
   const model = modelVersion(lm);
-  const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | 'length' | null, logprobs: TokenLogprob[] | null = null): ChatCompletionChunk => ({
+  const chunk = (delta: Delta, finish: Finish | null, logprobs: TokenLogprob[] | null = null): ChatCompletionChunk => ({
     id,
     object: 'chat.completion.chunk',
     created,
@@ -51,108 +67,120 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
 
   signal?.throwIfAborted();
   const eos = stopTokenIds(lm);
-  const random = seededRandom(request.seed ?? randomSeed());
-  const stream = new TextStream((ids) => lm.tokenizer.decode(ids, { skip_special_tokens: true }), request.stop);
-  const generated: number[] = [];
-  const logprobs: TokenLogprob[] = [];
-  let finish: 'stop' | 'length' = 'length';
-  /** A text piece as a delta: answer and reasoning apart where the model thinks; null when empty. */
-  const pieceDelta = (piece: string, end = false): ChatCompletionChunk['choices'][number]['delta'] | null => {
-    if (!splitter) return piece ? { content: piece } : null;
-    const split = splitter.push(piece);
-    if (end) {
-      const last = splitter.flush();
-      split.reasoning += last.reasoning;
-      split.content += last.content;
-    }
-    const delta: ChatCompletionChunk['choices'][number]['delta'] = {};
-    if (split.reasoning) delta.reasoning_content = split.reasoning;
-    if (split.content) delta.content = split.content;
-    return split.reasoning || split.content ? delta : null;
-  };
-
-  const start = startFrom(prefixes, lm, prompt, prompt.length - 1);
-  const fed = prompt.slice(0, start.reused);
-  let pass = await continueFrom(prefixes, lm, start, fed, prompt.slice(start.reused));
-  fed.push(...prompt.slice(start.reused));
-  let cache = pass.cache;
-  await onChunk?.(chunk({ role: 'assistant', content: '' }, null));
-  // Greedy without logprobs needs only the argmax of the raw logits, which is the argmax of their
-  // log-softmax: skipping the full-vocabulary float64 log-softmax saves ~1–2 ms a token
-  // (profiled in docs/benchmarks.md), the same token every time.
-  const greedyOnly = request.temperature === 0 && !request.logprobs;
+  const format = grammarFormat(request);
+  if (format && !options.grammars) throw new JevError('unprocessable', 'This engine has no grammar backend: response_format must be "text".', { param: 'response_format' });
+  // Under a grammar the matcher says where the reply ends: a stop token's text inside a JSON string is text.
+  const stops = format ? request.stop : [...request.stop, ...stopTokenTexts(lm, eos)];
+  const constraint = format ? await ReplyConstraint.open(options.grammars!, lm, format, eos, constraintStart(thinks, promptText)) : null;
   try {
-    for (;;) {
-      const logp = greedyOnly ? null : LanguageModel.logProbsAt(pass.logits, -1);
-      const best = greedyOnly ? LanguageModel.argmaxAt(pass.logits, -1) : -1;
-      pass.logits.dispose();
-      if (generated.length >= maxNew) break;
-      signal?.throwIfAborted();
-      const token = logp ? sampleToken(logp, { temperature: request.temperature, topP: request.top_p }, random) : best;
-      if (eos.has(token)) {
-        finish = 'stop';
-        break;
+    const random = seededRandom(request.seed ?? randomSeed());
+    const stream = new TextStream<TokenLogprob>((ids) => lm.tokenizer.decode(ids, { skip_special_tokens: true }), stops);
+    const generated: number[] = [];
+    const logprobs: TokenLogprob[] = [];
+    let finish: Finish = 'length';
+    /** A text piece as a delta: answer and reasoning apart where the model thinks; null when empty. */
+    const pieceDelta = (piece: string, end = false): Delta | null => {
+      if (!splitter) return piece ? { content: piece } : null;
+      const split = splitter.push(piece);
+      if (end) {
+        const last = splitter.flush();
+        split.reasoning += last.reasoning;
+        split.content += last.content;
       }
-      generated.push(token);
-      const entry = request.logprobs && logp ? tokenLogprob(lm, token, logp, request.top_logprobs) : null;
-      if (entry) logprobs.push(entry);
-      const delta = pieceDelta(stream.update(generated));
-      if (delta || entry) await onChunk?.(chunk(delta ?? { content: '' }, null, entry ? [entry] : null));
-      if (stream.stopped) {
-        finish = 'stop';
-        break;
+      const delta: Delta = {};
+      if (split.reasoning) delta.reasoning_content = split.reasoning;
+      if (split.content) delta.content = split.content;
+      return split.reasoning || split.content ? delta : null;
+    };
+    const emit = async (out: { text: string; items: TokenLogprob[] }, end = false) => {
+      logprobs.push(...out.items);
+      const delta = pieceDelta(out.text, end);
+      const entries = request.logprobs && out.items.length > 0 ? out.items : null;
+      if (delta || entries) await onChunk?.(chunk(delta ?? { content: '' }, null, entries));
+    };
+
+    const start = startFrom(prefixes, lm, prompt, prompt.length - 1);
+    const fed = prompt.slice(0, start.reused);
+    let pass = await continueFrom(prefixes, lm, start, fed, prompt.slice(start.reused));
+    fed.push(...prompt.slice(start.reused));
+    let cache = pass.cache;
+    await onChunk?.(chunk({ role: 'assistant', content: '' }, null));
+    // Greedy without logprobs needs only the argmax of the raw logits, which is the argmax of their
+    // log-softmax: skipping the full-vocabulary float64 log-softmax saves ~1–2 ms a token
+    // (profiled in docs/benchmarks.md), the same token every time. Under a grammar, the argmax of
+    // the allowed tokens' logits.
+    const greedyOnly = request.temperature === 0 && !request.logprobs;
+    try {
+      for (;;) {
+        if (generated.length >= maxNew) {
+          pass.logits.dispose();
+          break;
+        }
+        const mask = constraint ? await constraint.nextMask() : null;
+        const logp = greedyOnly ? null : LanguageModel.logProbsAt(pass.logits, -1);
+        if (logp && mask) maskLogProbs(logp, mask, request.logprobs);
+        const best = logp ? -1 : mask ? maskedArgmax(LanguageModel.logitsAt(pass.logits, -1), mask) : LanguageModel.argmaxAt(pass.logits, -1);
+        pass.logits.dispose();
+        signal?.throwIfAborted();
+        const token = logp ? sampleToken(logp, { temperature: request.temperature, topP: request.top_p }, random) : best;
+        if (eos.has(token)) {
+          finish = 'stop';
+          break;
+        }
+        generated.push(token);
+        const entry = request.logprobs && logp ? tokenLogprob(lm, token, logp, request.top_logprobs) : null;
+        const out = entry ? stream.update(generated, entry) : stream.update(generated);
+        constraint?.accept(token, stream.text);
+        await emit(out);
+        if (stream.stopped) {
+          finish = 'stop';
+          break;
+        }
+        if (generated.length >= maxNew) break;
+        pass = await lm.forward([token], cache, 1);
+        cache.dispose();
+        cache = pass.cache;
+        fed.push(token);
       }
-      if (generated.length >= maxNew) break;
-      pass = await lm.forward([token], cache, 1);
-      cache.dispose();
-      cache = pass.cache;
-      fed.push(token);
+    } finally {
+      // Whatever happened, the cache holds exactly `fed`: the next turn can build on it.
+      keepCache(prefixes, fed, cache);
     }
+    await emit(stream.flush(), true);
+    await onChunk?.(chunk({}, finish));
+    const usage = {
+      prompt_tokens: prompt.length,
+      completion_tokens: generated.length,
+      total_tokens: prompt.length + generated.length,
+      prompt_tokens_details: { cached_tokens: start.reused },
+    };
+    if (request.include_usage) await onChunk?.({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+    return {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: splitter ? { role: 'assistant', content: splitter.content, reasoning_content: splitter.reasoning } : { role: 'assistant', content: stream.text },
+          finish_reason: finish,
+          logprobs: request.logprobs ? { content: logprobs } : null,
+        },
+      ],
+      usage,
+    };
   } finally {
-    // Whatever happened, the cache holds exactly `fed`: the next turn can build on it.
-    keepCache(prefixes, fed, cache);
+    constraint?.dispose();
   }
-  const rest = pieceDelta(stream.flush(), true);
-  if (rest) await onChunk?.(chunk(rest, null));
-  await onChunk?.(chunk({}, finish));
-  const usage = {
-    prompt_tokens: prompt.length,
-    completion_tokens: generated.length,
-    total_tokens: prompt.length + generated.length,
-    prompt_tokens_details: { cached_tokens: start.reused },
-  };
-  if (request.include_usage) await onChunk?.({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
-  return {
-    id,
-    object: 'chat.completion',
-    created,
-    model,
-    choices: [
-      {
-        index: 0,
-        message: splitter ? { role: 'assistant', content: splitter.content, reasoning_content: splitter.reasoning } : { role: 'assistant', content: stream.text },
-        finish_reason: finish,
-        logprobs: request.logprobs ? { content: logprobs } : null,
-      },
-    ],
-    usage,
-  };
 }
 
-/**
- * Every token that ends the reply: generation_config.json's `eos_token_id` (a list for Llama 3,
- * Qwen and Phi-3.5), config.json's, and the tokenizer's end-of-sequence token.
- */
-export function stopTokenIds(lm: LanguageModel): Set<number> {
-  const ids = new Set<number>();
-  const add = (x: unknown) => {
-    if (typeof x === 'number') ids.add(x);
-    else if (Array.isArray(x)) x.forEach(add);
-  };
-  add((lm.model as unknown as { generation_config?: { eos_token_id?: unknown } }).generation_config?.eos_token_id);
-  add((lm.model.config as unknown as { eos_token_id?: unknown }).eos_token_id);
-  add((lm.tokenizer as unknown as { eos_token_id?: unknown }).eos_token_id);
-  return ids;
+/** The grammar a request's response_format asks for, or null for text. */
+function grammarFormat(request: ChatRequest): GrammarFormat | null {
+  const f = request.response_format;
+  if (f.type === 'json_object') return { type: 'json_object' };
+  if (f.type === 'json_schema') return { type: 'json_schema', schema: f.json_schema.schema };
+  return null;
 }
 
 function tokenLogprob(lm: LanguageModel, token: number, logp: Float64Array, top: number): TokenLogprob {
@@ -163,7 +191,8 @@ function tokenLogprob(lm: LanguageModel, token: number, logp: Float64Array, top:
   const best: number[] = [];
   if (top > 0) {
     const order = Array.from(logp.keys()).sort((a, b) => logp[b]! - logp[a]! || a - b);
-    best.push(...order.slice(0, top));
+    // Under a grammar, only allowed tokens are alternatives.
+    best.push(...order.slice(0, top).filter((t) => logp[t] !== -Infinity));
   }
   return { ...describe(token), top_logprobs: best.map(describe) };
 }

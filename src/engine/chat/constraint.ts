@@ -1,0 +1,160 @@
+/**
+ * A reply written under a grammar (`response_format` json_object or json_schema): each step the
+ * grammar's matcher says which tokens may come next, the log-probabilities of the others become
+ * -Infinity (the rest renormalized: the distribution the sampler draws from, and the logprobs
+ * reported), the drawn token is fed to the matcher, and the reply ends when the matcher has
+ * taken a stop token (which is never shown).
+ *
+ * A thinking model (Qwen3) thinks freely: where the prompt leaves a think block open, the grammar
+ * starts after `</think>`; where the model may open one (its template thinks, the prompt has no
+ * closed block), its first token may be `<think>` (when that is one token) as well as what the
+ * grammar allows. While it thinks, only its stop tokens are ruled out: a reply under a grammar
+ * ends in the grammar, or at max_tokens.
+ */
+import { JevError } from '../../contract/index.ts';
+import { maskAllows, maskIsEmpty, type GrammarFormat, type GrammarMatcher } from '../grammar/backend.ts';
+import type { GrammarCache } from '../grammar/grammar-cache.ts';
+import type { LanguageModel } from '../model/language-model.ts';
+
+const OPEN = '<think>';
+const CLOSE = '</think>';
+
+/** Where the grammar starts: at once, after a think block the model may open, or after the one the prompt opened. */
+export type ConstraintStart = 'now' | 'may-think' | 'thinking';
+
+/** Where a reply's grammar starts, from the rendered prompt (chat-reasoning.ts reads the same tags). */
+export function constraintStart(templateThinks: boolean, promptText: string): ConstraintStart {
+  if (!templateThinks) return 'now';
+  const open = promptText.lastIndexOf(OPEN);
+  const close = promptText.lastIndexOf(CLOSE);
+  if (open >= 0 && open > close) return 'thinking';
+  // A block the template closed for the model (thinking off): the answer comes next.
+  if (/<\/think>\s*$/.test(promptText)) return 'now';
+  return 'may-think';
+}
+
+export class ReplyConstraint {
+  readonly #matcher: GrammarMatcher;
+  readonly #mask: Int32Array;
+  #phase: ConstraintStart;
+  /** The id of `<think>` where it is one token (else a constrained reply cannot open a think block). */
+  readonly #thinkOpen: number | null;
+  /** Where the think block's text begins in the reply (to find its `</think>`). */
+  #thinkFrom = 0;
+  /** While the model thinks: every token but the stop tokens. */
+  readonly #thinking: Int32Array;
+
+  private constructor(matcher: GrammarMatcher, width: number, stopTokens: Iterable<number>, phase: ConstraintStart, thinkOpen: number | null) {
+    this.#matcher = matcher;
+    this.#mask = new Int32Array(Math.ceil(width / 32));
+    this.#thinking = new Int32Array(this.#mask.length).fill(-1);
+    for (const id of stopTokens) if (id < width) this.#thinking[id >> 5] = this.#thinking[id >> 5]! & ~(1 << (id & 31));
+    this.#thinkOpen = thinkOpen;
+    this.#phase = phase === 'may-think' && thinkOpen === null ? 'now' : phase;
+  }
+
+  /**
+   * The grammar of `format` for `lm` (compiled, or from the cache) and a matcher over it. Refuses
+   * (422, `response_format`) where the vocabulary cannot write the grammar's first token.
+   */
+  static async open(grammars: GrammarCache, lm: LanguageModel, format: GrammarFormat, stopTokens: Iterable<number>, start: ConstraintStart): Promise<ReplyConstraint> {
+    const vocab = grammars.vocabulary(lm, stopTokens);
+    const grammar = await grammars.grammar(vocab, format);
+    const matcher = await grammars.matcher(grammar);
+    try {
+      const ids = start === 'may-think' ? lm.encode(OPEN, false) : [];
+      const constraint = new ReplyConstraint(matcher, vocab.width, vocab.stopTokenIds, start, ids.length === 1 ? ids[0]! : null);
+      await matcher.fillNextTokenBitmask(constraint.#mask);
+      if (maskIsEmpty(constraint.#mask)) throw unwritable(lm);
+      return constraint;
+    } catch (e) {
+      matcher.dispose();
+      throw e;
+    }
+  }
+
+  /** Whether the grammar constrains the next token (not while the model thinks). */
+  get active(): boolean {
+    return this.#phase !== 'thinking';
+  }
+
+  /** The phase: the grammar now, the model's first token (grammar or `<think>`), or thinking. */
+  get phase(): ConstraintStart {
+    return this.#phase;
+  }
+
+  get terminated(): boolean {
+    return this.#matcher.isTerminated();
+  }
+
+  /** The tokens allowed next (call once per step). */
+  async nextMask(): Promise<Int32Array> {
+    if (this.#phase === 'thinking') return this.#thinking;
+    const mask = this.#mask;
+    await this.#matcher.fillNextTokenBitmask(mask);
+    if (maskIsEmpty(mask)) throw new JevError('unprocessable', "The model's vocabulary cannot go on writing this response_format: the grammar allows none of its tokens next.", { param: 'response_format' });
+    if (this.#phase === 'may-think') mask[this.#thinkOpen! >> 5] = mask[this.#thinkOpen! >> 5]! | (1 << (this.#thinkOpen! & 31));
+    return mask;
+  }
+
+  /** After the step's token was drawn: the matcher takes it (while active); `reply` is the reply's text so far. */
+  accept(token: number, reply: string): void {
+    if (this.#phase === 'may-think' && token === this.#thinkOpen) {
+      this.#phase = 'thinking';
+      this.#thinkFrom = reply.lastIndexOf(OPEN) + OPEN.length;
+      return;
+    }
+    if (this.#phase === 'thinking') {
+      if (reply.indexOf(CLOSE, this.#thinkFrom) >= 0) this.#phase = 'now';
+      return;
+    }
+    this.#phase = 'now';
+    if (!this.#matcher.accept(token)) throw new Error(`the grammar refused token ${token}, which its own mask allowed`);
+  }
+
+  dispose(): void {
+    this.#matcher.dispose();
+  }
+}
+
+function unwritable(lm: LanguageModel): JevError {
+  return new JevError(
+    'unprocessable',
+    `The model ${lm.id} cannot write this response_format: no token of its vocabulary can begin it (a vocabulary of ${lm.vocabSize} tokens may lack "{" or '"'). Use a model with a larger vocabulary, or no response_format.`,
+    { param: 'response_format' },
+  );
+}
+
+/**
+ * `logp` with the tokens `mask` rules out at -Infinity and the rest renormalized (in place).
+ * `renormalize` false skips the renormalizing (a shift of every allowed value by one constant):
+ * the sampler draws the same token either way; only reported logprobs need it.
+ */
+export function maskLogProbs(logp: Float64Array, mask: Int32Array, renormalize = true): Float64Array {
+  let max = -Infinity;
+  for (let i = 0; i < logp.length; i++) {
+    if (!maskAllows(mask, i)) logp[i] = -Infinity;
+    else if (logp[i]! > max) max = logp[i]!;
+  }
+  if (!renormalize) return logp;
+  let sum = 0;
+  for (let i = 0; i < logp.length; i++) if (logp[i] !== -Infinity) sum += Math.exp(logp[i]! - max);
+  const norm = max + Math.log(sum);
+  for (let i = 0; i < logp.length; i++) if (logp[i] !== -Infinity) logp[i] = logp[i]! - norm;
+  return logp;
+}
+
+/** The allowed token with the largest logit (the first on ties), as argmax of the masked log-probabilities. */
+export function maskedArgmax(row: ArrayLike<number>, mask: Int32Array): number {
+  let best = -1;
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) {
+    if (!maskAllows(mask, i)) continue;
+    const v = row[i]!;
+    if (best < 0 || v > max) {
+      max = v;
+      best = i;
+    }
+  }
+  return best;
+}

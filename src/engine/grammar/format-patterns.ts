@@ -1,0 +1,52 @@
+/**
+ * The `format` values the engine enforces, as patterns of its own (ASCII only, anchored): each
+ * accepts a subset of what the format allows, and every string it accepts is one ajv-formats'
+ * full formats accept (test/engine/grammar-formats.test.ts samples them). xgrammar 0.1.27's own
+ * grammars for these formats let through what a validator refuses (Feb 30, minute 60, IPv4
+ * octets with leading zeros, dotless e-mail domains, host labels over 63 characters); its grammars for
+ * `ipv6`, `duration` and `uri-reference` are kept (null here): sampled, ajv-formats accepted them.
+ */
+import type { EnforcedFormat } from '../../contract/index.ts';
+
+const DIGIT = '[0-9]';
+const YEAR = `${DIGIT}{4}`;
+/** A calendar date: 29 February only in leap years (divisible by 4, centuries by 400). */
+const DATE = [
+  `${YEAR}-(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])`,
+  `${YEAR}-(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)`,
+  `${YEAR}-02-(?:0[1-9]|1[0-9]|2[0-8])`,
+  `(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29`,
+].map((d) => `(?:${d})`).join('|');
+/** RFC 3339 full-time with its offset (no leap second). */
+const TIME = '(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])';
+/**
+ * A host name's label: at most 22 characters here (63 allowed), and at most four labels: a label's
+ * bound is a copy per character in the grammar (`{0,61}` took 3 s to compile for a 150,000-token
+ * vocabulary, `{0,20}` a tenth of that).
+ */
+const LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,20}[a-zA-Z0-9])?';
+const HOSTNAME = `${LABEL}(?:\\.${LABEL}){0,3}`;
+/** A domain of an e-mail address or a URI, whose labels validators do not bound. */
+const FREE_LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
+const DOMAIN = `${FREE_LABEL}(?:\\.${FREE_LABEL})*`;
+const ATOM = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+";
+const EMAIL = `${ATOM}(?:\\.${ATOM})*@${FREE_LABEL}(?:\\.${FREE_LABEL})+`;
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const HEX = '[0-9a-fA-F]';
+const PCHAR = "(?:[a-zA-Z0-9._~!$&'()*+,;=:@-]|%[0-9a-fA-F]{2})";
+/** scheme://host[:port][/path][?query][#fragment] */
+const URI = `[a-zA-Z][a-zA-Z0-9+.-]*://${DOMAIN}(?::[0-9]{1,5})?(?:/${PCHAR}*)*(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?`;
+
+export const FORMAT_PATTERNS: Record<EnforcedFormat, string | null> = {
+  date: `^(?:${DATE})$`,
+  time: `^${TIME}$`,
+  'date-time': `^(?:${DATE})T${TIME}$`,
+  duration: null,
+  email: `^${EMAIL}$`,
+  hostname: `^${HOSTNAME}$`,
+  ipv4: `^${OCTET}(?:\\.${OCTET}){3}$`,
+  ipv6: null,
+  uri: `^${URI}$`,
+  'uri-reference': null,
+  uuid: `^${HEX}{8}-${HEX}{4}-${HEX}{4}-${HEX}{4}-${HEX}{12}$`,
+};

@@ -1,0 +1,148 @@
+/**
+ * The grammar backend on @mlc-ai/web-xgrammar 0.1.27 (wasm, ~1 MB): loaded with a dynamic import
+ * the first time a request needs it, so requests without a response format never pay for it.
+ *
+ * - Per vocabulary: one TokenizerInfo and one GrammarCompiler (xgrammar's own cache of rules kept).
+ * - Compiling: JSON of one line (`anyWhitespace` false, no indent: ", " and ": " separators) in
+ *   strict mode (no properties beyond `properties`, no items beyond `items` unless the schema
+ *   allows them), from the rewritten schema (xgrammar-schema.ts).
+ * - Masks: xgrammar's, ANDed with the vocabulary's `jsonSafe` mask (token-vocabulary.ts).
+ * - Errors: xgrammar aborts (`RuntimeError: Aborted()`) on what it cannot compile, and writes the
+ *   reason to the console; the reason is caught there and the request answered 400 at its schema.
+ * - Every TokenizerInfo, compiler, compiled grammar and matcher is an embind handle, disposed once.
+ */
+import { JevError, validationMessage } from '../../contract/index.ts';
+import type { CompiledGrammar, GrammarBackend, GrammarFormat, GrammarMatcher } from './backend.ts';
+import type { TokenVocabulary } from './token-vocabulary.ts';
+import { xgrammarSchema } from './xgrammar-schema.ts';
+
+/** The parts of the package's API used here (its own .d.ts types them; the module is loaded late). */
+interface Handle {
+  dispose(): void;
+}
+interface XgTokenizerInfo extends Handle {}
+interface XgCompiledGrammar extends Handle {}
+interface XgMatcher extends Handle {
+  acceptToken(id: number): boolean;
+  getNextTokenBitmask(): Promise<Int32Array>;
+  isTerminated(): boolean;
+}
+interface XgCompiler extends Handle {
+  compileJSONSchema(schema: string, anyWhitespace?: boolean, indent?: number, separators?: [string, string], strictMode?: boolean): Promise<XgCompiledGrammar>;
+}
+interface XGrammar {
+  TokenizerInfo: { createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize: number, stopTokenIds: number[]): Promise<XgTokenizerInfo> };
+  GrammarCompiler: { createGrammarCompiler(info: XgTokenizerInfo, cacheEnabled?: boolean): Promise<XgCompiler> };
+  GrammarMatcher: { createGrammarMatcher(grammar: XgCompiledGrammar): Promise<XgMatcher> };
+  Grammar: { builtinJSONGrammar(): Promise<Handle> };
+}
+
+let loading: Promise<XGrammar> | null = null;
+/** Lines xgrammar writes to the console while a compile runs (its reasons for aborting). */
+let capture: string[] | null = null;
+
+/** Loads the package once; console.error is wrapped first, because the wasm binds it when it starts. */
+export function loadXGrammar(): Promise<XGrammar> {
+  loading ??= (async () => {
+    const original = console.error.bind(console);
+    console.error = (...args: unknown[]) => {
+      if (capture) capture.push(args.map(String).join(' '));
+      else original(...args);
+    };
+    const ns = (await import('@mlc-ai/web-xgrammar')) as unknown as { default?: Partial<XGrammar>; GrammarCompiler?: unknown };
+    // The package is a UMD bundle: a bundler's interop gives its exports as `default`; a plain
+    // evaluation leaves them on globalThis.xgrammar.
+    const xg = (ns.default?.GrammarCompiler ? ns.default : ns.GrammarCompiler ? ns : (globalThis as { xgrammar?: unknown }).xgrammar) as XGrammar | undefined;
+    if (!xg?.GrammarCompiler) throw new Error('@mlc-ai/web-xgrammar did not load');
+    (await xg.Grammar.builtinJSONGrammar()).dispose(); // starts the wasm now, not inside a request's first compile
+    return xg;
+  })();
+  loading.catch(() => (loading = null));
+  return loading;
+}
+
+class XgCompiled implements CompiledGrammar {
+  #disposed = false;
+  constructor(readonly key: string, readonly handle: XgCompiledGrammar, readonly vocab: TokenVocabulary) {}
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.handle.dispose();
+  }
+}
+
+class XgGrammarMatcher implements GrammarMatcher {
+  #disposed = false;
+  constructor(private readonly handle: XgMatcher, private readonly vocab: TokenVocabulary) {}
+
+  async fillNextTokenBitmask(mask: Int32Array): Promise<void> {
+    const next = await this.handle.getNextTokenBitmask();
+    const safe = this.vocab.jsonSafe;
+    for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & safe[i]!;
+  }
+
+  accept(token: number): boolean {
+    return this.handle.acceptToken(token);
+  }
+
+  isTerminated(): boolean {
+    return this.handle.isTerminated();
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.handle.dispose();
+  }
+}
+
+export class XGrammarBackend implements GrammarBackend {
+  readonly name = 'xgrammar';
+  readonly #compilers = new Map<TokenVocabulary, Promise<{ info: XgTokenizerInfo; compiler: XgCompiler }>>();
+
+  async compile(vocab: TokenVocabulary, format: GrammarFormat): Promise<CompiledGrammar> {
+    const xg = await loadXGrammar();
+    const { compiler } = await this.#compilerFor(xg, vocab);
+    const schema = format.type === 'json_object' ? { type: 'object' } : xgrammarSchema(format.schema);
+    const text = JSON.stringify(schema);
+    capture = [];
+    try {
+      const handle = await compiler.compileJSONSchema(text, false, -1, undefined, true);
+      return new XgCompiled(text, handle, vocab);
+    } catch (e) {
+      const reason = capture.find((line) => line.includes('[FATAL]'))?.replace(/^.*?\[FATAL\]\s*\S+\s*/, '') ?? String((e as Error)?.message ?? e);
+      const param = format.type === 'json_schema' ? 'response_format.json_schema.schema' : 'response_format';
+      throw new JevError('invalid_request', validationMessage('schemaCompile', param, [reason.trim()]), { param, cause: e });
+    } finally {
+      capture = null;
+    }
+  }
+
+  async matcher(grammar: CompiledGrammar): Promise<GrammarMatcher> {
+    const xg = await loadXGrammar();
+    const compiled = grammar as XgCompiled;
+    return new XgGrammarMatcher(await xg.GrammarMatcher.createGrammarMatcher(compiled.handle), compiled.vocab);
+  }
+
+  forget(vocab: TokenVocabulary): void {
+    const entry = this.#compilers.get(vocab);
+    this.#compilers.delete(vocab);
+    void entry?.then(({ info, compiler }) => {
+      compiler.dispose();
+      info.dispose();
+    }, () => undefined);
+  }
+
+  #compilerFor(xg: XGrammar, vocab: TokenVocabulary): Promise<{ info: XgTokenizerInfo; compiler: XgCompiler }> {
+    let entry = this.#compilers.get(vocab);
+    if (!entry) {
+      entry = (async () => {
+        const info = await xg.TokenizerInfo.createTokenizerInfo([...vocab.encoded], vocab.vocabType, vocab.prependSpace, vocab.width, [...vocab.stopTokenIds]);
+        return { info, compiler: await xg.GrammarCompiler.createGrammarCompiler(info) };
+      })();
+      entry.catch(() => this.#compilers.delete(vocab));
+      this.#compilers.set(vocab, entry);
+    }
+    return entry;
+  }
+}

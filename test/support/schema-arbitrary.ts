@@ -1,0 +1,80 @@
+/**
+ * Random response schemas from the enforced JSON-schema subset (fast-check), bounded the way real
+ * apps bound them so that a random-weight model finishes: short strings (maxLength ≤ 12, mostly
+ * ≤ 4), enums and consts, integer ranges, booleans, null through type lists, objects with required
+ * and optional properties, arrays with minItems/maxItems, prefixItems, anyOf, $ref to $defs, the
+ * formats and patterns that compile fast. (Every string bound is a copy per character in the
+ * grammar: compiling costs ≈ 50 ms per unit of maxLength on a 150,000-token vocabulary.)
+ */
+import fc from 'fast-check';
+import type { JsonSchema } from '../../src/contract/index.ts';
+
+const WORDS = ['red', 'green', 'blue', 'yes', 'no', 'alpha', 'beta', 'cat', 'dog', 'x', 'ok', 'done', 'Paris', 'é'];
+const NAMES = ['id', 'name', 'kind', 'age', 'tags', 'ok', 'when', 'score', 'meta', 'items', 'note', 'level'];
+const PATTERNS = ['^[a-z]{1,4}$', '^[0-9]{2,3}$', '^[A-Z][a-z]{0,3}$', '^(?:yes|no|maybe)$', '^[a-f0-9]{4}$', '^.{1,3}$'];
+const FORMATS = ['date', 'time', 'date-time', 'uuid', 'ipv4'];
+
+const word = fc.constantFrom(...WORDS);
+
+const integerRange = fc
+  .tuple(fc.integer({ min: -20, max: 100 }), fc.integer({ min: 0, max: 40 }), fc.boolean(), fc.boolean())
+  .map(([lo, width, exclusive, nullable]): JsonSchema => {
+    const type = nullable ? ['integer', 'null'] : 'integer';
+    return exclusive ? { type, exclusiveMinimum: lo - 1, exclusiveMaximum: lo + width + 1 } : { type, minimum: lo, maximum: lo + width };
+  });
+
+const shortString = fc
+  .tuple(fc.integer({ min: 0, max: 1 }), fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 1, max: 4 }) }, { weight: 1, arbitrary: fc.integer({ min: 5, max: 12 }) }), fc.boolean())
+  .map(([min, max, nullable]): JsonSchema => ({ type: nullable ? ['string', 'null'] : 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max }));
+
+const leaf: fc.Arbitrary<JsonSchema> = fc.oneof(
+  fc.constant<JsonSchema>({ type: 'boolean' }),
+  fc.constant<JsonSchema>({ type: 'null' }),
+  fc.uniqueArray(word, { minLength: 1, maxLength: 4 }).map((e): JsonSchema => ({ enum: e })),
+  fc.uniqueArray(word, { minLength: 1, maxLength: 3 }).map((e): JsonSchema => ({ type: 'string', enum: e })),
+  fc.oneof(word, fc.integer({ min: -5, max: 5 }), fc.boolean()).map((c): JsonSchema => ({ const: c })),
+  integerRange,
+  shortString,
+  fc.constantFrom(...FORMATS).map((format): JsonSchema => ({ type: 'string', format })),
+  fc.constantFrom(...PATTERNS).map((pattern): JsonSchema => ({ type: 'string', pattern })),
+);
+
+/** Schemas nested at most `depth` levels below the leaves. */
+function schemaAt(depth: number): fc.Arbitrary<JsonSchema> {
+  if (depth === 0) return leaf;
+  const inner = schemaAt(depth - 1);
+  const object = fc
+    .tuple(fc.uniqueArray(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 4 }), fc.array(inner, { minLength: 4, maxLength: 4 }), fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), fc.boolean())
+    .map(([names, schemas, required, closed]): JsonSchema => {
+      const properties = Object.fromEntries(names.map((n, i) => [n, schemas[i]!]));
+      const req = names.filter((_, i) => required[i]);
+      return { type: 'object', properties, ...(req.length > 0 ? { required: req } : {}), ...(closed ? { additionalProperties: false } : {}) };
+    });
+  const array = fc
+    .tuple(inner, fc.integer({ min: 0, max: 1 }), fc.integer({ min: 1, max: 3 }))
+    .map(([items, min, max]): JsonSchema => ({ type: 'array', items, ...(min > 0 ? { minItems: min } : {}), maxItems: Math.max(min, max) }));
+  const tuple = fc.tuple(inner, inner).map(([a, b]): JsonSchema => ({ type: 'array', prefixItems: [a, b], items: false }));
+  const anyOf = fc.tuple(inner, inner).map(([a, b]): JsonSchema => ({ anyOf: [a, b] }));
+  return fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 3, arbitrary: object }, { weight: 2, arbitrary: array }, { weight: 1, arbitrary: tuple }, { weight: 1, arbitrary: anyOf });
+}
+
+/** A root schema: an object of up to 4 properties (nested 1 level, sometimes 2), sometimes with $defs referenced. */
+export const responseSchema: fc.Arbitrary<JsonSchema> = fc
+  .tuple(
+    fc.uniqueArray(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 4 }),
+    fc.array(fc.oneof({ weight: 4, arbitrary: schemaAt(1) }, { weight: 1, arbitrary: schemaAt(2) }), { minLength: 4, maxLength: 4 }),
+    fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+    fc.option(leaf, { nil: null, freq: 4 }),
+  )
+  .map(([names, schemas, required, def]): JsonSchema => {
+    const properties: Record<string, JsonSchema> = Object.fromEntries(names.map((n, i) => [n, schemas[i]!]));
+    if (def) properties['ref'] = { $ref: '#/$defs/Shared' };
+    const req = names.filter((_, i) => required[i]);
+    return {
+      type: 'object',
+      ...(def ? { $defs: { Shared: def } } : {}),
+      properties,
+      ...(req.length > 0 ? { required: req } : {}),
+      additionalProperties: false,
+    };
+  });
