@@ -21,9 +21,18 @@ test('the playground works under a strict Content-Security-Policy, with no viola
       for await (const c of await (window as any).jev.chat.completions.create({ model: 'jev', messages: [{ role: 'user', content: 'hi' }], max_tokens: 6, stream: true })) {
         text += c.choices[0]?.delta?.content ?? '';
       }
-      return { noul: d.answers.q.noul, text };
+      // Structured output loads @mlc-ai/web-xgrammar's wasm in the worker: 'wasm-unsafe-eval' is all it needs.
+      const json = await (window as any).jev.chat.completions.create({
+        model: 'jev',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 24,
+        temperature: 0,
+        response_format: { type: 'json_schema', json_schema: { name: 'b', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } },
+      });
+      return { noul: d.answers.q.noul, text, json: json.choices[0].message.content };
     });
     expect(typeof out.noul).toBe('number');
+    expect(typeof JSON.parse(out.json).ok).toBe('boolean');
     expect(await violations()).toEqual([]);
   } finally {
     await site.close();
