@@ -179,6 +179,11 @@ test.describe('structured output and tools in the playground (scripted replies)'
     await expect(page.getByLabel('Message', { exact: true })).toHaveValue('Who is Ada?');
     await expect(page.getByTestId('message')).toHaveCount(0);
     await expect(page.getByTestId('chat-status')).toHaveText('The message was not sent.');
+    // The refusal was about what was sent: once the schema is edited, it is no longer shown.
+    await format.getByLabel('Schema', { exact: true }).press('End');
+    await page.keyboard.type(' ');
+    await expect(error).toHaveCount(0);
+    await expect(format.getByLabel('Schema', { exact: true })).not.toHaveAttribute('aria-invalid', 'true');
 
     // A tool's parameters: beside that tool's editor.
     await format.getByLabel('Format').selectOption('text');

@@ -13,7 +13,7 @@ import { formatRate } from './format.ts';
 import { newId } from './question-draft.ts';
 import { ResponseFormatSettings } from './response-format-settings.tsx';
 import { chatSnippets } from './snippets.ts';
-import { expectsJson, hasStructuredErrors, structuredProblems, type StructuredErrors } from './structured-draft.ts';
+import { errorsStillApplying, expectsJson, hasStructuredErrors, structuredProblems, type StructuredDraft, type StructuredErrors } from './structured-draft.ts';
 import { pendingCalls, resultEntries } from './tool-results.ts';
 import { ToolsEditor } from './tools-editor.tsx';
 
@@ -38,6 +38,8 @@ export function ChatPanel({ client, store }: { client: JevClient; store: ChatSto
   const draft = store.draft.value;
   const structured = store.structured.value;
   const [errors, setErrors] = useState<ChatErrors>(noChatErrors);
+  // The structured settings the errors are about: each fades once its field is edited.
+  const [errorsFor, setErrorsFor] = useState<StructuredDraft>(structured);
   const [streaming, setStreaming] = useState(false);
   const [status, setStatus] = useState('');
   const [cleared, setCleared] = useState<ChatEntry[] | null>(null);
@@ -60,6 +62,7 @@ export function ChatPanel({ client, store }: { client: JevClient; store: ChatSto
     const problems = structuredProblems(format);
     const results = waiting ? resultEntries(waiting, newId) : [];
     const missing = results.filter((r) => r.content.trim() === '');
+    setErrorsFor(format);
     if (hasStructuredErrors(problems) || missing.length > 0) {
       setErrors({
         ...noChatErrors,
@@ -146,6 +149,8 @@ export function ChatPanel({ client, store }: { client: JevClient; store: ChatSto
     if (entry) patch(entryId, { toolResults: { ...entry.toolResults, [key]: text } });
   };
 
+  const structuredErrors = errorsStillApplying(errors.structured, errorsFor, structured);
+
   // The request the snippets show: what Send would send now (results typed so far, and the draft).
   const next = [
     ...messages,
@@ -169,8 +174,8 @@ export function ChatPanel({ client, store }: { client: JevClient; store: ChatSto
         </div>
       </div>
       <ChatSettingsForm settings={settings} errors={errors.settings} onChange={(s) => (store.settings.value = s)} />
-      <ResponseFormatSettings draft={structured} errors={errors.structured} onChange={(d) => (store.structured.value = d)} />
-      <ToolsEditor draft={structured} errors={errors.structured} onChange={(d) => (store.structured.value = d)} />
+      <ResponseFormatSettings draft={structured} errors={structuredErrors} onChange={(d) => (store.structured.value = d)} />
+      <ToolsEditor draft={structured} errors={structuredErrors} onChange={(d) => (store.structured.value = d)} />
       <ChatLog
         messages={messages}
         streaming={streaming}

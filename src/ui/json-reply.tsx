@@ -18,7 +18,7 @@ export function JsonReply({ entry }: { entry: ChatEntry }) {
   if (parsed.ok && !cut) {
     return (
       <>
-        <pre class="code reply-json" data-testid="reply-json" aria-label="The reply as a JSON object">
+        <pre class="code reply-json" data-testid="reply-json">
           <code>{JSON.stringify(parsed.value, null, 2)}</code>
         </pre>
         <details class="raw-reply">

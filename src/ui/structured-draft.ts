@@ -158,3 +158,31 @@ export function structuredFields(d: StructuredDraft): Record<string, unknown> {
 export function expectsJson(d: StructuredDraft): boolean {
   return d.format !== 'text';
 }
+
+/**
+ * The errors of a request that still apply to the draft as it is now: an error about a field is
+ * dropped once that field is edited (the engine's words were about what was sent, not what is
+ * typed since), so that a stale refusal never sits beside a schema it no longer describes.
+ */
+export function errorsStillApplying(errors: StructuredErrors, sent: StructuredDraft, now: StructuredDraft): StructuredErrors {
+  const same = <K extends keyof StructuredDraft>(k: K) => sent[k] === now[k];
+  const tool: NonNullable<StructuredErrors['tool']> = {};
+  for (const [id, e] of Object.entries(errors.tool ?? {})) {
+    const before = sent.tools.find((t) => t.id === id);
+    const after = now.tools.find((t) => t.id === id);
+    if (!before || !after) continue;
+    const kept = Object.fromEntries(
+      Object.entries(e).filter(([part]) => (part === 'other' ? JSON.stringify(before) === JSON.stringify(after) : before[part as 'name'] === after[part as 'name'])),
+    );
+    if (Object.keys(kept).length > 0) tool[id] = kept;
+  }
+  return {
+    format: same('format') ? errors.format : undefined,
+    schemaName: same('schemaName') ? errors.schemaName : undefined,
+    schema: same('schema') ? errors.schema : undefined,
+    tools: same('tools') ? errors.tools : undefined,
+    tool,
+    toolChoice: same('toolChoice') ? errors.toolChoice : undefined,
+    parallelToolCalls: same('parallelToolCalls') ? errors.parallelToolCalls : undefined,
+  };
+}

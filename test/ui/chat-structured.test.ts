@@ -4,7 +4,7 @@ import { chatRequest, requestMessages } from '../../src/ui/chat-request.ts';
 import { DEFAULT_SETTINGS, type ChatEntry } from '../../src/ui/chat-store.ts';
 import type { ErrorInfo } from '../../src/ui/error-info.ts';
 import { SCHEMA_EXAMPLES, schemaText } from '../../src/ui/schema-examples.ts';
-import { DEFAULT_STRUCTURED, isStructuredDraft, structuredFields, structuredProblems, type StructuredDraft } from '../../src/ui/structured-draft.ts';
+import { DEFAULT_STRUCTURED, errorsStillApplying, isStructuredDraft, structuredFields, structuredProblems, type StructuredDraft } from '../../src/ui/structured-draft.ts';
 import { addToolCallDeltas, toolCallsOf } from '../../src/ui/tool-calls.ts';
 import { pendingCalls, resultEntries } from '../../src/ui/tool-results.ts';
 
@@ -76,6 +76,16 @@ describe('the structured settings, as sent', () => {
     expect(p.tool?.['t1']?.parameters).toMatch(/is an object/);
     expect(p.tool?.['t2']?.name).toMatch(/already named "f"/);
     expect(p.toolChoice).toMatch(/"gone"/);
+  });
+
+  it('drops an error once its field is edited, and only that one', () => {
+    const errors = { schema: 'multipleOf', toolChoice: 'no', tool: { t1: { parameters: 'bad', name: 'taken' }, t2: { other: 'x' } } };
+    expect(errorsStillApplying(errors, weather, weather)).toMatchObject(errors);
+    const edited = { ...weather, schema: weather.schema + ' ', tools: [{ ...weather.tools[0]!, parameters: '{}' }, weather.tools[1]!] };
+    const left = errorsStillApplying(errors, weather, edited);
+    expect(left.schema).toBeUndefined();
+    expect(left.toolChoice).toBe('no');
+    expect(left.tool).toEqual({ t1: { name: 'taken' }, t2: { other: 'x' } });
   });
 
   it('keeps only a well-formed stored draft', () => {
