@@ -49,16 +49,42 @@ export function loadXGrammar(): Promise<XGrammar> {
       if (capture) capture.push(args.map(String).join(' '));
       else original(...args);
     };
-    const ns = (await import('@mlc-ai/web-xgrammar')) as unknown as { default?: Partial<XGrammar>; GrammarCompiler?: unknown };
-    // The package is a UMD bundle: a bundler's interop gives its exports as `default`; a plain
-    // evaluation leaves them on globalThis.xgrammar.
-    const xg = (ns.default?.GrammarCompiler ? ns.default : ns.GrammarCompiler ? ns : (globalThis as { xgrammar?: unknown }).xgrammar) as XGrammar | undefined;
-    if (!xg?.GrammarCompiler) throw new Error('@mlc-ai/web-xgrammar did not load');
-    (await xg.Grammar.builtinJSONGrammar()).dispose(); // starts the wasm now, not inside a request's first compile
-    return xg;
+    const unshim = await nodeShims();
+    try {
+      const ns = (await import('@mlc-ai/web-xgrammar')) as unknown as { default?: Partial<XGrammar>; GrammarCompiler?: unknown };
+      // The package is a UMD bundle: a bundler's interop gives its exports as `default`; a plain
+      // evaluation leaves them on globalThis.xgrammar.
+      const xg = (ns.default?.GrammarCompiler ? ns.default : ns.GrammarCompiler ? ns : (globalThis as { xgrammar?: unknown }).xgrammar) as XGrammar | undefined;
+      if (!xg?.GrammarCompiler) throw new Error('@mlc-ai/web-xgrammar did not load');
+      (await xg.Grammar.builtinJSONGrammar()).dispose(); // starts the wasm now, not inside a request's first compile
+      return xg;
+    } finally {
+      unshim();
+    }
   })();
   loading.catch(() => (loading = null));
   return loading;
+}
+
+/**
+ * In plain Node ESM (tsx, a server), the package's emscripten prelude reads `require` and
+ * `__filename`, which ESM lacks: they are lent on globalThis until its wasm has started. Browsers,
+ * workers and Vite-transformed modules (vitest) need nothing.
+ */
+async function nodeShims(): Promise<() => void> {
+  const g = globalThis as Record<string, unknown> & { process?: { versions?: { node?: string } } };
+  if (typeof g.process?.versions?.node !== 'string' || 'document' in g || 'location' in g) return () => {};
+  const added: string[] = [];
+  if (!('require' in g) || !('__filename' in g)) {
+    const specifier = 'node:module'; // not a literal: bundlers leave it alone
+    const { createRequire } = (await import(/* @vite-ignore */ specifier)) as { createRequire(url: string): ((id: string) => unknown) & { resolve(id: string): string } };
+    const require = createRequire(import.meta.url);
+    if (!('require' in g)) (g['require'] = require), added.push('require');
+    if (!('__filename' in g)) (g['__filename'] = require.resolve('@mlc-ai/web-xgrammar')), added.push('__filename');
+  }
+  return () => {
+    for (const k of added) delete g[k];
+  };
 }
 
 class XgCompiled implements CompiledGrammar {
