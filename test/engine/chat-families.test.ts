@@ -142,6 +142,25 @@ describe('real chat templates', () => {
     phi35 = await tokenizerOf('phi3.5', join(METADATA, 'phi-3.5-mini-instruct', 'tokenizer.json'), join(METADATA, 'phi-3.5-mini-instruct', 'tokenizer_config.json'));
   }, 120_000);
 
+  it('tool messages reach the template as sent: an assistant turn with tool_calls, a tool result (Qwen2.5, Qwen3)', () => {
+    const call = { id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city": "Paris"}' } };
+    const msgs: ChatMessage[] = [
+      { role: 'user', content: U },
+      { role: 'assistant', content: '', tool_calls: [call] },
+      { role: 'tool', content: '{"temp": 21}', tool_call_id: 'call_1' },
+      { role: 'tool', content: '{"sky": "blue"}', tool_call_id: 'call_1' },
+    ];
+    for (const tok of [qwen25, qwen3]) {
+      const text = renderChatTemplate(tok, msgs);
+      expect(text).toContain('<tool_call>');
+      expect(text).toContain('"name": "get_weather"');
+      // Each result is its own <tool_response> (consecutive tool messages are not joined).
+      expect(text.split('<tool_response>').length - 1).toBe(2);
+      expect(text).toContain('{"temp": 21}');
+      expect(text).toContain('{"sky": "blue"}');
+    }
+  });
+
   it('Qwen3: enable_thinking false writes an empty think block; true and the default leave the model to think', () => {
     const msgs: ChatMessage[] = [{ role: 'system', content: S }, { role: 'user', content: U }];
     const head = `<|im_start|>system\n${S}<|im_end|>\n<|im_start|>user\n${U}<|im_end|>\n<|im_start|>assistant\n`;
