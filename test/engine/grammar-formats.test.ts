@@ -12,6 +12,7 @@ import { maskAllows } from '../../src/engine/grammar/backend.ts';
 import { GrammarCache } from '../../src/engine/grammar/grammar-cache.ts';
 import type { TokenVocabulary } from '../../src/engine/grammar/token-vocabulary.ts';
 import { XGrammarBackend } from '../../src/engine/grammar/xgrammar-backend.ts';
+import { xgrammarSchema } from '../../src/engine/grammar/xgrammar-schema.ts';
 import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 const CHARS = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), 'é', '☃', '\u0001', '\t', '\n'];
@@ -69,6 +70,30 @@ function expectValid(schema: JsonSchema, texts: string[]): void {
     expect(validate(value), `${text}: ${JSON.stringify(validate.errors)}`).toBe(true);
   }
 }
+
+describe('xgrammarSchema: the rewrite for xgrammar', () => {
+  it('integer ranges as enums (a type list keeps its other types, definitions stay at the root); annotations dropped', () => {
+    expect(xgrammarSchema({ type: 'integer', minimum: 2, exclusiveMaximum: 5, title: 't', description: 'd' })).toEqual({ enum: [2, 3, 4] });
+    expect(xgrammarSchema({ $defs: { A: { type: 'string' } }, type: ['integer', 'null'], minimum: 0, maximum: 1 })).toEqual({
+      $defs: { A: { type: 'string' } },
+      anyOf: [{ enum: [0, 1] }, { type: 'null' }],
+    });
+    expect(xgrammarSchema({ type: 'object', properties: { title: { type: 'integer', minimum: 1, maximum: 2 } }, required: ['title'] })).toEqual({
+      type: 'object',
+      properties: { title: { enum: [1, 2] } },
+      required: ['title'],
+    });
+  });
+
+  it('patterns anchored and narrowed; formats as patterns where we have our own', () => {
+    expect(xgrammarSchema({ type: 'string', pattern: 'a.b' })).toEqual({ type: 'string', pattern: '^(?:a[ !#-\\[\\]-~]b)$' });
+    const date = xgrammarSchema({ type: 'string', format: 'date' });
+    expect(date['format']).toBeUndefined();
+    expect(new RegExp(date['pattern'] as string).test('2024-02-29')).toBe(true);
+    expect(new RegExp(date['pattern'] as string).test('2023-02-29')).toBe(false);
+    expect(xgrammarSchema({ type: 'string', format: 'ipv6' })).toEqual({ type: 'string', format: 'ipv6' });
+  });
+});
 
 describe('enforced formats validate with ajv-formats', () => {
   for (const format of enforcedFormats) {

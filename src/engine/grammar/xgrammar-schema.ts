@@ -56,6 +56,12 @@ function rewrite(node: JsonSchema): JsonSchema {
     out['enum'] = values;
     return out;
   }
-  // ["integer", "null", …]: the range, or a value of the other types with the schema's other keywords.
-  return { anyOf: [{ enum: values }, { ...out, type: others.length === 1 ? others[0] : others }] };
+  // ["integer", "null", …]: the range, or a value of the other types with the schema's other
+  // keywords; definitions stay at the root, where references find them.
+  const { $defs, definitions, ...rest } = out;
+  return {
+    ...($defs === undefined ? {} : { $defs }),
+    ...(definitions === undefined ? {} : { definitions }),
+    anyOf: [{ enum: values }, { ...rest, type: others.length === 1 ? others[0] : others }],
+  };
 }
