@@ -340,6 +340,30 @@ test.describe('structured output and tools against the engine (tiny-random-qwen2
     await expect(page.getByTestId('message')).toHaveCount(0);
   });
 
+  test('engine: tools are accepted, and a conversation with tool calls and their results goes on', async ({ page }) => {
+    // The calls come from a script (the engine's own calls are the next test); the reply to their
+    // results comes from the engine, which reads the assistant's tool_calls and the tool messages
+    // through Qwen2.5's chat template.
+    await installChatStub(page);
+    await open(page, QWEN, 'fp32');
+    await page.getByLabel('Max tokens').fill('16');
+    const tools = await openSection(page, 'tools-settings');
+    await tools.getByRole('button', { name: '+ Example: get_weather' }).click();
+    await scriptReplies(page, toolCallReply([{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris", "unit": "c"}' } }]));
+    await page.getByLabel('Message', { exact: true }).fill('Weather in Paris?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect(lastAssistant(page).getByTestId('tool-call')).toHaveCount(1);
+    await lastAssistant(page).getByLabel('Tool result').fill('{"temperature": 21}');
+    await page.getByRole('button', { name: 'Send the tool result' }).click();
+    await expect(page.getByTestId('message')).toHaveCount(4);
+    const reply = lastAssistant(page);
+    await expect(reply).toHaveAttribute('data-state', 'done');
+    await expect(reply.getByTestId('reply-stats')).toHaveAttribute('data-tokens', /^[1-9]/);
+    await expect(page.getByTestId('chat-status')).toHaveText(/^Reply done/);
+    const [, body] = await sentBodies(page);
+    expect((body!['messages'] as { role: string }[]).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+  });
+
   test('engine: tool_choice required makes a random-weight Qwen2.5 call get_weather with fitting arguments; its result continues the chat', async ({ page }) => {
     await open(page, QWEN, 'fp32');
     await page.getByLabel('Max tokens').fill('200');
@@ -349,6 +373,8 @@ test.describe('structured output and tools against the engine (tiny-random-qwen2
     await tools.getByLabel('Tool choice').selectOption('required');
     await page.getByLabel('Message', { exact: true }).fill('Weather in Paris?');
     await page.getByRole('button', { name: 'Send' }).click();
+    // Until the engine writes tool calls, it answers 422 at tool_choice, shown beside it.
+    await expect(page.getByTestId('chat-status'), 'the engine writes tool calls').toHaveText(/^Reply done/);
     const reply = lastAssistant(page);
     await expect(reply).toHaveAttribute('data-state', 'done');
     await expect(reply.getByTestId('reply-stats')).toHaveAttribute('data-finish', 'tool_calls');

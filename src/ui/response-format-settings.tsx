@@ -118,7 +118,7 @@ export function ResponseFormatSettings({ draft, errors, onChange }: Props) {
               id="chat-schema"
               label="Schema"
               value={draft.schema}
-              hint="JSON Schema, enforced while the model writes: type, properties, required, additionalProperties, enum, items, maxItems, maxLength, anyOf, integer minimum with maximum, …; a keyword the engine cannot enforce is refused, with its path."
+              hint="JSON Schema, enforced while the model writes: type, properties, required, additionalProperties, enum, const, anyOf, items, min/maxItems, min/maxLength, pattern, format, $ref to $defs, integer ranges with both ends (docs/structured-output.md). Any other keyword is refused, naming it."
               error={errors.schema}
               onChange={(schema) => set({ schema })}
             />
