@@ -431,7 +431,7 @@ const CHAT_FAULTS: Fault[] = [
           messages[i] = m;
           return { expected: at('role') };
         case 2:
-          m['role'] = r.pick(['bot', 'User', 'tool', 'function', 5, null, '']);
+          m['role'] = r.pick(['bot', 'User', 'Tool', 'function', 5, null, '']);
           messages[i] = m;
           return { expected: at('role') };
         case 3:
