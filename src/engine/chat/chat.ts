@@ -117,7 +117,9 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
           break;
         }
         const mask = constraint ? await constraint.nextMask() : null;
-        const logp = greedyOnly ? null : LanguageModel.logProbsAt(pass.logits, -1);
+        // Under a grammar without logprobs, the sampler draws from the masked logits themselves: its
+        // softmax does not change when every value moves by one constant (the log-softmax's).
+        const logp = greedyOnly ? null : mask && !request.logprobs ? Float64Array.from(LanguageModel.logitsAt(pass.logits, -1)) : LanguageModel.logProbsAt(pass.logits, -1);
         if (logp && mask) maskLogProbs(logp, mask, request.logprobs);
         const best = logp ? -1 : mask ? maskedArgmax(LanguageModel.logitsAt(pass.logits, -1), mask) : LanguageModel.argmaxAt(pass.logits, -1);
         pass.logits.dispose();
