@@ -9,20 +9,10 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect, test } from '@playwright/test';
 import { MIRROR } from './support/env.ts';
+import { PERSON_SCHEMA } from '../test/support/person-schema.ts';
 
 const MODEL = 'tiny-random-llama3';
-const SCHEMA = {
-  type: 'object',
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 8 },
-    age: { type: 'integer', minimum: 0, maximum: 120 },
-    role: { enum: ['admin', 'user', 'guest'] },
-    since: { type: ['string', 'null'], format: 'date' },
-    tags: { type: 'array', items: { type: 'string', maxLength: 4 }, maxItems: 2 },
-  },
-  required: ['name', 'age', 'role', 'since', 'tags'],
-  additionalProperties: false,
-};
+const SCHEMA = PERSON_SCHEMA;
 
 test(`${MODEL}: a json_schema chat through the service worker validates, whole and streamed`, async ({ page }) => {
   await page.goto(`/?model=${MODEL}&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`);

@@ -15,6 +15,7 @@ import { chatPrompt } from '../../src/engine/chat/chat-prompt.ts';
 import { constraintStart, maskLogProbs, ReplyConstraint } from '../../src/engine/chat/constraint.ts';
 import { maskAllows, type CompiledGrammar, type GrammarBackend, type GrammarMatcher } from '../../src/engine/grammar/backend.ts';
 import { GrammarCache } from '../../src/engine/grammar/grammar-cache.ts';
+import { PERSON_SCHEMA } from '../support/person-schema.ts';
 import type { TokenVocabulary } from '../../src/engine/grammar/token-vocabulary.ts';
 import { XGrammarBackend } from '../../src/engine/grammar/xgrammar-backend.ts';
 import type { Engine } from '../../src/engine/engine.ts';
@@ -23,18 +24,7 @@ import { GENERATED, loadEngine, TINYSTORIES, VENDORED } from '../support/models.
 const ajv = new Ajv2020({ strict: false });
 let n = 0;
 const call = () => ({ id: `so${++n}` });
-const PERSON: JsonSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 8 },
-    age: { type: 'integer', minimum: 0, maximum: 120 },
-    role: { enum: ['admin', 'user', 'guest'] },
-    since: { type: ['string', 'null'], format: 'date' },
-    tags: { type: 'array', items: { type: 'string', maxLength: 4 }, maxItems: 2 },
-  },
-  required: ['name', 'age', 'role', 'since', 'tags'],
-  additionalProperties: false,
-};
+const PERSON: JsonSchema = PERSON_SCHEMA;
 const schemaFormat = (schema: JsonSchema) => ({ type: 'json_schema', json_schema: { name: 'out', schema } });
 const MESSAGES = [{ role: 'user', content: 'Describe the user as JSON.' }];
 const present = (id: string, root = GENERATED) => existsSync(join(root, id, 'onnx', 'model.onnx'));
