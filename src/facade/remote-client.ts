@@ -1,6 +1,6 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { checkBodyBounds, JevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
-import type { EngineStatus } from '../protocol/engine-api.ts';
+import { idleStatus, type EngineStatus } from '../protocol/engine-api.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
 import { ProfileStore } from './profile-store.ts';
 
@@ -63,21 +63,8 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
     }
   }
 
-  const status = async (): Promise<EngineStatus> => ({
-    state: 'ready',
-    model: null,
-    version: null,
-    device: null,
-    dtype: null,
-    contextLength: null,
-    int8Projections: null,
-    threads: null,
-    adapter: null,
-    error: null,
-    counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
-    // The server's cache is its own: nothing of it is visible from here.
-    prefixCache: { entries: 0, tokens: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0, cachedTokens: 0, evictions: 0 },
-  });
+  // A server's model and cache are its own: nothing of them is visible from here.
+  const status = async (): Promise<EngineStatus> => ({ ...idleStatus(), state: 'ready' });
 
   return {
     decisions: {

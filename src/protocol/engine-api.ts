@@ -69,6 +69,24 @@ export interface EngineStatus {
   queue?: { inFlight: number; maxQueued: number };
 }
 
+/** The status of an engine with no model: nothing loaded, every counter at zero, an empty prefix cache. */
+export function idleStatus(): EngineStatus {
+  return {
+    state: 'idle',
+    model: null,
+    version: null,
+    device: null,
+    dtype: null,
+    contextLength: null,
+    threads: null,
+    adapter: null,
+    int8Projections: null,
+    error: null,
+    counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
+    prefixCache: { entries: 0, tokens: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0, cachedTokens: 0, evictions: 0 },
+  };
+}
+
 export interface PrefixCacheStatus {
   /** Caches held, the tokens they cover and their bytes; the byte budget. */
   entries: number;

@@ -9,7 +9,7 @@ import {
   type DecisionResponse,
   type ModelList,
 } from '../contract/index.ts';
-import type { CallHandle, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import { idleStatus, type CallHandle, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions } from '../protocol/engine-api.ts';
 import { decide } from '../engine/decision/decide.ts';
 import { PriorCache } from '../engine/decision/prior-cache.ts';
 import { refuseFarPastContext } from '../engine/model/context-bound.ts';
@@ -51,20 +51,7 @@ export class RemoteEngine implements EngineApi {
   readonly #priors = new PriorCache();
   #model: TokenizerModel | null = null;
   #loading: Promise<TokenizerModel> | null = null;
-  #status: EngineStatus = {
-    state: 'idle',
-    model: null,
-    version: null,
-    device: null,
-    dtype: null,
-    contextLength: null,
-    threads: null,
-    adapter: null,
-    int8Projections: null,
-    error: null,
-    counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
-    prefixCache: { entries: 0, tokens: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0, cachedTokens: 0, evictions: 0 },
-  };
+  #status: EngineStatus = idleStatus();
 
   constructor(options: RemoteEngineOptions) {
     this.#backend = options.backend;
