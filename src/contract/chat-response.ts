@@ -135,7 +135,7 @@ export const chatCompletionSchema = z.object({
             message: responseCheckMessages.contentOrToolCalls(),
             path: ['content'],
           }),
-      }).refine((c) => (c.finish_reason === 'tool_calls') === (c.message.tool_calls !== undefined), {
+      }).refine((c) => (c.message.tool_calls === undefined ? c.finish_reason !== 'tool_calls' : c.finish_reason === 'tool_calls' || c.finish_reason === 'length'), {
         message: responseCheckMessages.toolCallsFinish(),
         path: ['finish_reason'],
       }),

@@ -235,7 +235,7 @@ export const responseCheckMessages = {
   scoreAboveTop: () => 'score must not exceed the highest grade index',
   totalTokens: () => 'total_tokens must equal prompt_tokens + completion_tokens',
   contentOrToolCalls: () => 'content may be null only when the message carries tool_calls',
-  toolCallsFinish: () => 'finish_reason is "tool_calls" exactly when the message carries tool_calls',
+  toolCallsFinish: () => 'finish_reason is "tool_calls" only when the message carries tool_calls, and a message with tool_calls ends in "tool_calls" (or "length", its last call cut)',
 } as const;
 
 /**

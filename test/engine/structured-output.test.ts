@@ -158,12 +158,17 @@ describe.skipIf(!present('tiny-random-llama3'))('response_format on tiny-random-
     expect(reordered.choices[0]!.message.content).toMatch(/^\{"b": /);
   });
 
-  it('tools with tool_choice "required" are refused until tool calls are served (422 at tool_choice)', async () => {
+  it('tools with a response format: the reply is calls or the schema\'s JSON, nothing else; a tool without parameters is called with {}', async () => {
     const tools = [{ type: 'function', function: { name: 'f' } }];
-    const err = await chat({ tools, tool_choice: 'required' }).catch((e: unknown) => e);
-    expect({ code: (err as JevError).code, param: (err as JevError).param }).toEqual({ code: 'unprocessable', param: 'tool_choice' });
-    const auto = await chat({ tools, max_tokens: 2 });
-    expect(auto.choices[0]!.finish_reason).toBe('length');
+    for (const seed of [0, 1, 2]) {
+      const res = await chat({ tools, tool_choice: 'auto', temperature: 1, seed, response_format: schemaFormat(PERSON) });
+      const choice = res.choices[0]!;
+      if (choice.message.tool_calls) expect(choice.message.tool_calls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual(choice.message.tool_calls.map(() => ['f', {}]));
+      else if (choice.finish_reason === 'stop') expect(parsesAs(PERSON, choice.message.content!), choice.message.content!).toBe(true);
+    }
+    const forced = await chat({ tools, tool_choice: 'required', parallel_tool_calls: false });
+    expect(forced.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(forced.choices[0]!.message.tool_calls!.map((c) => c.function)).toEqual([{ name: 'f', arguments: '{}' }]);
   });
 });
 

@@ -1,7 +1,14 @@
-import { JevError, type ChatMessage } from '../../contract/index.ts';
+import { JevError, type ChatMessage, type ChatTool } from '../../contract/index.ts';
 import { tokensFarBeyond } from '../model/context-bound.ts';
 import { chatTemplateOf, renderChatTemplate, type RenderOptions } from '../model/chat-template.ts';
 import type { LanguageModel } from '../model/language-model.ts';
+import { toolStyleOf } from './tool-format.ts';
+import { toolConversation } from './tool-prompt.ts';
+
+export interface PromptOptions extends Omit<RenderOptions, 'tools'> {
+  /** The tools the reply may call (tool-prompt.ts renders them); null or absent: none. */
+  tools?: readonly ChatTool[] | null | undefined;
+}
 
 /**
  * The tokens of a conversation, ready for the assistant's turn: the model's own chat template
@@ -11,14 +18,17 @@ import type { LanguageModel } from '../model/language-model.ts';
  *
  *     {system}\n\nUser: {text}\nAssistant: {text}\n…User: {text}\nAssistant:
  */
-export function chatPromptIds(lm: LanguageModel, messages: readonly ChatMessage[], options: RenderOptions = {}): number[] {
+export function chatPromptIds(lm: LanguageModel, messages: readonly ChatMessage[], options: PromptOptions = {}): number[] {
   return chatPrompt(lm, messages, options).ids;
 }
 
 /** The prompt's text and its tokens (the text tells whether the template left a think block open). */
-export function chatPrompt(lm: LanguageModel, messages: readonly ChatMessage[], options: RenderOptions = {}): { text: string; ids: number[] } {
-  if (chatTemplateOf(lm.tokenizer) !== null) {
-    const text = renderChatTemplate(lm.tokenizer, messages, options);
+export function chatPrompt(lm: LanguageModel, input: readonly ChatMessage[], options: PromptOptions = {}): { text: string; ids: number[] } {
+  const template = chatTemplateOf(lm.tokenizer);
+  const { tools: offered, ...render } = options;
+  const { messages, tools } = toolConversation(toolStyleOf(template), input, offered ?? null);
+  if (template !== null) {
+    const text = renderChatTemplate(lm.tokenizer, messages, { ...render, tools });
     return { text, ids: lm.encode(text, false) };
   }
   const parts: string[] = [];
@@ -44,7 +54,7 @@ export function fitConversation(
   messages: readonly ChatMessage[],
   reserve: number,
   truncation: 'error' | 'drop_oldest',
-  options: RenderOptions = {},
+  options: PromptOptions = {},
 ): { ids: number[]; text: string; messages: ChatMessage[]; dropped: number } {
   const isTurn = (m: ChatMessage) => m.role !== 'system';
   const lastTurn = messages.findLastIndex(isTurn);

@@ -13,14 +13,18 @@ import { sampleToken } from './sampler.ts';
 import { seededRandom } from '../runtime/seeded-random.ts';
 import { stopTokenIds, stopTokenTexts } from './stop-tokens.ts';
 import { TextStream } from './text-stream.ts';
+import { ToolCallStream } from './tool-call-stream.ts';
+import { toolCallFormat, toolCallPlan, toolStyleOf, type ToolCallPlan } from './tool-format.ts';
 
 export { stopTokenIds } from './stop-tokens.ts';
 
-const completionId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 29);
+const ALPHANUMERIC = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const completionId = customAlphabet(ALPHANUMERIC, 29);
+const callId = customAlphabet(ALPHANUMERIC, 24);
 
 type TokenLogprob = NonNullable<ChatCompletion['choices'][number]['logprobs']>['content'][number];
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
-type Finish = 'stop' | 'length';
+type Finish = 'stop' | 'length' | 'tool_calls';
 
 export interface CompleteOptions {
   signal?: AbortSignal | undefined;
@@ -40,17 +44,18 @@ export interface CompleteOptions {
  * Generation stops on any of the model's stop tokens (`stopTokenIds`) and, unconstrained, on
  * their texts spelled out. With a template that thinks (Qwen3), the `<think>` block is returned
  * apart as `reasoning_content`. With a `response_format`, each token is drawn under its grammar
- * (constraint.ts).
+ * (constraint.ts). With tools (tool_choice other than "none"), the model's template renders them
+ * (tool-prompt.ts), the calls are written under a grammar of the model's call format
+ * (tool-format.ts), and they are read out of the reply as it streams (tool-call-stream.ts).
  */
 export async function complete(lm: LanguageModel, request: ChatRequest, options: CompleteOptions): Promise<ChatCompletion> {
   const { signal, onChunk, prefixes } = options;
-  if (request.tool_choice === 'required' || typeof request.tool_choice === 'object') {
-    throw new JevError('unprocessable', 'Tool calls are not served yet: tool_choice may be "auto" or "none" (the model then answers in text).', { param: 'tool_choice' });
-  }
+  const template = chatTemplateOf(lm.tokenizer);
+  const plan = toolCallPlan(toolStyleOf(template), request.tools, request.tool_choice, request.parallel_tool_calls);
   const reserve = request.max_tokens ?? 1;
   const enableThinking = enableThinkingFor(request.reasoning_effort);
-  const { ids: prompt, text: promptText } = fitConversation(lm, request.messages, reserve, request.truncation, { enableThinking });
-  const thinks = templateThinks(chatTemplateOf(lm.tokenizer));
+  const { ids: prompt, text: promptText } = fitConversation(lm, request.messages, reserve, request.truncation, { enableThinking, tools: plan ? request.tools : null });
+  const thinks = templateThinks(template);
   const splitter = thinks ? new ReasoningSplitter(promptOpensThink(promptText)) : null;
   const maxNew = Math.min(request.max_tokens ?? Infinity, lm.contextLength - prompt.length);
   const id = `chatcmpl-${completionId()}`;
@@ -67,10 +72,16 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
 
   signal?.throwIfAborted();
   const eos = stopTokenIds(lm);
-  const format = grammarFormat(request);
-  if (format && !options.grammars) throw new JevError('unprocessable', 'This engine has no grammar backend: response_format must be "text".', { param: 'response_format' });
-  // Under a grammar the matcher says where the reply ends: a stop token's text inside a JSON string is text.
-  const stops = format ? request.stop : [...request.stop, ...stopTokenTexts(lm, eos)];
+  const format = grammarFormat(request, plan);
+  if (format && !options.grammars) {
+    const param = plan ? 'tools' : 'response_format';
+    throw new JevError('unprocessable', `This engine has no grammar backend: ${plan ? 'tool_choice must be "none"' : 'response_format must be "text"'}.`, { param });
+  }
+  // Under a JSON grammar the matcher says where the reply ends: a stop token's text inside a JSON
+  // string is text. Free text around tool calls ends on them as unconstrained text does.
+  const freeText = format === null || (format.type === 'tool_calls' && !format.forced && format.answer === null);
+  const stops = freeText ? [...request.stop, ...stopTokenTexts(lm, eos)] : request.stop;
+  const calls = plan ? new ToolCallStream(plan.calls, () => `call_${callId()}`) : null;
   const constraint = format ? await ReplyConstraint.open(options.grammars!, lm, format, eos, constraintStart(thinks, promptText)) : null;
   try {
     const random = seededRandom(request.seed ?? randomSeed());
@@ -80,17 +91,28 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
     let finish: Finish = 'length';
     /** A text piece as a delta: answer and reasoning apart where the model thinks; null when empty. */
     const pieceDelta = (piece: string, end = false): Delta | null => {
-      if (!splitter) return piece ? { content: piece } : null;
-      const split = splitter.push(piece);
-      if (end) {
-        const last = splitter.flush();
-        split.reasoning += last.reasoning;
-        split.content += last.content;
+      const split = { reasoning: '', content: piece };
+      if (splitter) {
+        Object.assign(split, splitter.push(piece));
+        if (end) {
+          const last = splitter.flush();
+          split.reasoning += last.reasoning;
+          split.content += last.content;
+        }
       }
       const delta: Delta = {};
       if (split.reasoning) delta.reasoning_content = split.reasoning;
-      if (split.content) delta.content = split.content;
-      return split.reasoning || split.content ? delta : null;
+      if (calls) {
+        const out = calls.push(split.content);
+        if (end) {
+          const last = calls.flush(finish === 'length');
+          out.content += last.content;
+          out.toolCalls.push(...last.toolCalls);
+        }
+        if (out.content) delta.content = out.content;
+        if (out.toolCalls.length > 0) delta.tool_calls = out.toolCalls;
+      } else if (split.content) delta.content = split.content;
+      return Object.keys(delta).length > 0 ? delta : null;
     };
     const emit = async (out: { text: string; items: TokenLogprob[] }, end = false) => {
       logprobs.push(...out.items);
@@ -149,6 +171,9 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
       keepCache(prefixes, fed, cache);
     }
     await emit(stream.flush(), true);
+    const toolCalls = calls && calls.toolCalls.length > 0 ? calls.toolCalls.map((c) => ({ ...c, function: { ...c.function } })) : null;
+    // A reply that ended inside a call keeps finish_reason "length" (its last arguments cut).
+    if (toolCalls && finish === 'stop' && !calls!.inCall) finish = 'tool_calls';
     await onChunk?.(chunk({}, finish));
     const usage = {
       prompt_tokens: prompt.length,
@@ -165,7 +190,12 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
       choices: [
         {
           index: 0,
-          message: splitter ? { role: 'assistant', content: splitter.content, reasoning_content: splitter.reasoning } : { role: 'assistant', content: stream.text },
+          message: {
+            role: 'assistant',
+            content: calls ? calls.content : splitter ? splitter.content : stream.text,
+            ...(splitter ? { reasoning_content: splitter.reasoning } : {}),
+            ...(toolCalls ? { tool_calls: toolCalls } : {}),
+          },
           finish_reason: finish,
           logprobs: request.logprobs ? { content: logprobs } : null,
         },
@@ -177,9 +207,11 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
   }
 }
 
-/** The grammar a request's response_format asks for, or null for text. */
-function grammarFormat(request: ChatRequest): GrammarFormat | null {
+/** The grammar a request asks for: its tool calls (with the response format as the other answer), its response_format, or null for text. */
+function grammarFormat(request: ChatRequest, plan: ToolCallPlan | null): GrammarFormat | null {
   const f = request.response_format;
+  const answer = f.type === 'json_object' ? { type: 'object' } : f.type === 'json_schema' ? f.json_schema.schema : null;
+  if (plan) return toolCallFormat(plan, answer);
   if (f.type === 'json_object') return { type: 'json_object' };
   if (f.type === 'json_schema') return { type: 'json_schema', schema: f.json_schema.schema };
   return null;

@@ -10,6 +10,12 @@
  * closed block), its first token may be `<think>` (when that is one token) as well as what the
  * grammar allows. While it thinks, only its stop tokens are ruled out: a reply under a grammar
  * ends in the grammar, or at max_tokens.
+ *
+ * Tokens that hold a control character are ruled out inside JSON strings only (token-vocabulary.ts,
+ * `jsonSafe`): a JSON response format is JSON throughout, but a tool call's tags hold newlines and
+ * free text around calls may too. Where the reply is in a JSON string is read from its text: from
+ * the last trigger that opened a call (or from the answer's start, where the reply may be a JSON
+ * answer), quotes are counted, escapes skipped.
  */
 import { JevError } from '../../contract/index.ts';
 import { maskAllows, maskIsEmpty, type GrammarFormat, type GrammarMatcher } from '../grammar/backend.ts';
@@ -43,9 +49,16 @@ export class ReplyConstraint {
   #thinkFrom = 0;
   /** While the model thinks: every token but the stop tokens. */
   readonly #thinking: Int32Array;
+  /** Tool calls: what opens one; whether the reply may be a JSON answer instead. Null: JSON throughout. */
+  readonly #calls: { triggers: readonly string[]; answer: boolean } | null;
+  /** Where the answer (after any think block) begins in the reply's text. */
+  #answerFrom = 0;
+  /** Whether the reply's text now ends inside a JSON string. */
+  #inString = false;
 
-  private constructor(matcher: GrammarMatcher, width: number, stopTokens: Iterable<number>, phase: ConstraintStart, thinkOpen: number | null) {
+  private constructor(matcher: GrammarMatcher, width: number, stopTokens: Iterable<number>, phase: ConstraintStart, thinkOpen: number | null, format: GrammarFormat) {
     this.#matcher = matcher;
+    this.#calls = format.type === 'tool_calls' ? { triggers: format.triggers, answer: format.answer !== null } : null;
     this.#mask = new Int32Array(Math.ceil(width / 32));
     this.#thinking = new Int32Array(this.#mask.length).fill(-1);
     for (const id of stopTokens) if (id < width) this.#thinking[id >> 5] = this.#thinking[id >> 5]! & ~(1 << (id & 31));
@@ -63,8 +76,8 @@ export class ReplyConstraint {
     const matcher = await grammars.matcher(grammar);
     try {
       const ids = start === 'may-think' ? lm.encode(OPEN, false) : [];
-      const constraint = new ReplyConstraint(matcher, vocab.width, vocab.stopTokenIds, start, ids.length === 1 ? ids[0]! : null);
-      await matcher.fillNextTokenBitmask(constraint.#mask);
+      const constraint = new ReplyConstraint(matcher, vocab.width, vocab.stopTokenIds, start, ids.length === 1 ? ids[0]! : null, format);
+      await matcher.fillNextTokenBitmask(constraint.#mask, constraint.#jsonSafe);
       if (maskIsEmpty(constraint.#mask)) throw unwritable(lm);
       return constraint;
     } catch (e) {
@@ -91,7 +104,7 @@ export class ReplyConstraint {
   async nextMask(): Promise<Int32Array> {
     if (this.#phase === 'thinking') return this.#thinking;
     const mask = this.#mask;
-    await this.#matcher.fillNextTokenBitmask(mask);
+    await this.#matcher.fillNextTokenBitmask(mask, this.#jsonSafe);
     if (maskIsEmpty(mask)) throw new JevError('unprocessable', "The model's vocabulary cannot go on writing this response_format: the grammar allows none of its tokens next.", { param: 'response_format' });
     if (this.#phase === 'may-think') mask[this.#thinkOpen! >> 5] = mask[this.#thinkOpen! >> 5]! | (1 << (this.#thinkOpen! & 31));
     return mask;
@@ -105,16 +118,47 @@ export class ReplyConstraint {
       return;
     }
     if (this.#phase === 'thinking') {
-      if (reply.indexOf(CLOSE, this.#thinkFrom) >= 0) this.#phase = 'now';
+      const close = reply.indexOf(CLOSE, this.#thinkFrom);
+      if (close >= 0) {
+        this.#phase = 'now';
+        this.#answerFrom = close + CLOSE.length;
+      }
       return;
     }
     this.#phase = 'now';
     if (!this.#matcher.accept(token)) throw new Error(`the grammar refused token ${token}, which its own mask allowed`);
+    if (this.#calls) this.#inString = endsInString(reply, this.#jsonFrom(reply));
+  }
+
+  /** Whether the next token must be one JSON text may hold. */
+  get #jsonSafe(): boolean {
+    return this.#calls === null || this.#inString;
+  }
+
+  /** Where the reply's JSON begins: at the last trigger, else at the answer's start (where it may be JSON), else nowhere (-1). */
+  #jsonFrom(reply: string): number {
+    let from = -1;
+    for (const trigger of this.#calls!.triggers) from = Math.max(from, reply.lastIndexOf(trigger));
+    if (from < this.#answerFrom) from = this.#calls!.answer ? this.#answerFrom : -1;
+    return from;
   }
 
   dispose(): void {
     this.#matcher.dispose();
   }
+}
+
+/** Whether `text`, read as JSON from `from` (-1: not JSON), ends inside a string. */
+export function endsInString(text: string, from: number): boolean {
+  if (from < 0) return false;
+  let inside = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (!inside) inside = c === '"';
+    else if (c === '\\') i++;
+    else if (c === '"') inside = false;
+  }
+  return inside;
 }
 
 function unwritable(lm: LanguageModel): JevError {

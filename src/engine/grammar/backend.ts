@@ -12,8 +12,39 @@
 import type { JsonSchema } from '../../contract/index.ts';
 import type { TokenVocabulary } from './token-vocabulary.ts';
 
-/** What to constrain the reply to: any JSON object, or JSON valid against a schema of the enforced subset. */
-export type GrammarFormat = { type: 'json_object' } | { type: 'json_schema'; schema: JsonSchema };
+/**
+ * What to constrain the reply to: any JSON object, JSON valid against a schema of the enforced
+ * subset, or tool calls (`ToolCallFormat`).
+ */
+export type GrammarFormat = { type: 'json_object' } | { type: 'json_schema'; schema: JsonSchema } | ToolCallFormat;
+
+/** One tool's call as the model writes it: `begin`, the arguments (JSON valid against `parameters`, on one line), `end`. */
+export interface TaggedCall {
+  begin: string;
+  parameters: JsonSchema;
+  end: string;
+}
+
+/**
+ * Tool calls (chat/tool-format.ts writes them per model family). `forced`: the reply is one or
+ * more calls and nothing else (tool_choice "required" or a named tool); otherwise free text (or
+ * the `answer` JSON, where the request also has a response format) in which a `trigger` opens a
+ * call. `single`: at most one call (parallel_tool_calls false, or a template that takes one).
+ * Calls follow one another with `separator` between them.
+ */
+export interface ToolCallFormat {
+  type: 'tool_calls';
+  calls: TaggedCall[];
+  separator: string;
+  triggers: string[];
+  forced: boolean;
+  single: boolean;
+  /**
+   * The response format's schema where the reply may be an answer instead of calls (auto with a
+   * JSON response format: then one call, or the answer); null: free text.
+   */
+  answer: JsonSchema | null;
+}
 
 export interface CompiledGrammar {
   /** The format, as the cache keys it. */
@@ -25,9 +56,10 @@ export interface GrammarMatcher {
   /**
    * Writes the tokens allowed next into `mask` (Int32Array of ceil(vocab / 32) words): token `id`
    * is allowed ⇔ `(mask[id >> 5] >>> (id & 31)) & 1`. Stop tokens are allowed exactly when the
-   * grammar is complete.
+   * grammar is complete. `jsonSafe` (default true) also rules out the tokens JSON text may not
+   * hold (token-vocabulary.ts); false where the grammar is outside JSON (a tool call's tags, free text).
    */
-  fillNextTokenBitmask(mask: Int32Array): Promise<void>;
+  fillNextTokenBitmask(mask: Int32Array, jsonSafe?: boolean): Promise<void>;
   /** Advances over `token`; false (and nothing changes) when the grammar does not allow it. */
   accept(token: number): boolean;
   /** Whether a stop token was accepted: the reply is complete. */

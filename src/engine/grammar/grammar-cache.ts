@@ -78,7 +78,7 @@ export class GrammarCache {
     this.#counters.matchersMade++;
     let disposed = false;
     return {
-      fillNextTokenBitmask: (mask) => inner.fillNextTokenBitmask(mask),
+      fillNextTokenBitmask: (mask, jsonSafe) => inner.fillNextTokenBitmask(mask, jsonSafe),
       accept: (token) => inner.accept(token),
       isTerminated: () => inner.isTerminated(),
       dispose: () => {

@@ -11,8 +11,8 @@
  *   reason to the console; the reason is caught there and the request answered 400 at its schema.
  * - Every TokenizerInfo, compiler, compiled grammar and matcher is an embind handle, disposed once.
  */
-import { JevError, validationMessage } from '../../contract/index.ts';
-import type { CompiledGrammar, GrammarBackend, GrammarFormat, GrammarMatcher } from './backend.ts';
+import { JevError, validationMessage, type JsonSchema } from '../../contract/index.ts';
+import type { CompiledGrammar, GrammarBackend, GrammarFormat, GrammarMatcher, ToolCallFormat } from './backend.ts';
 import type { TokenVocabulary } from './token-vocabulary.ts';
 import { xgrammarSchema } from './xgrammar-schema.ts';
 
@@ -29,12 +29,14 @@ interface XgMatcher extends Handle {
 }
 interface XgCompiler extends Handle {
   compileJSONSchema(schema: string, anyWhitespace?: boolean, indent?: number, separators?: [string, string], strictMode?: boolean): Promise<XgCompiledGrammar>;
+  compileGrammar(grammar: Handle): Promise<XgCompiledGrammar>;
 }
 interface XGrammar {
   TokenizerInfo: { createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize: number, stopTokenIds: number[]): Promise<XgTokenizerInfo> };
   GrammarCompiler: { createGrammarCompiler(info: XgTokenizerInfo, cacheEnabled?: boolean): Promise<XgCompiler> };
   GrammarMatcher: { createGrammarMatcher(grammar: XgCompiledGrammar): Promise<XgMatcher> };
-  Grammar: { builtinJSONGrammar(): Promise<Handle> };
+  Grammar: { builtinJSONGrammar(): Promise<Handle>; fromStructuralTag(structuralTag: object): Promise<Handle> };
+  Testings: { _jsonSchemaToEBNF(schema: string, anyWhitespace?: boolean, indent?: number, separators?: [string, string], strictMode?: boolean): Promise<string> };
 }
 
 let loading: Promise<XGrammar> | null = null;
@@ -101,8 +103,12 @@ class XgGrammarMatcher implements GrammarMatcher {
   #disposed = false;
   constructor(private readonly handle: XgMatcher, private readonly vocab: TokenVocabulary) {}
 
-  async fillNextTokenBitmask(mask: Int32Array): Promise<void> {
+  async fillNextTokenBitmask(mask: Int32Array, jsonSafe = true): Promise<void> {
     const next = await this.handle.getNextTokenBitmask();
+    if (!jsonSafe) {
+      for (let i = 0; i < mask.length; i++) mask[i] = next[i] ?? 0;
+      return;
+    }
     const safe = this.vocab.jsonSafe;
     for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & safe[i]!;
   }
@@ -122,6 +128,25 @@ class XgGrammarMatcher implements GrammarMatcher {
   }
 }
 
+/**
+ * A tool-call format as xgrammar's structural tag: each call a tag whose content is the tool's
+ * parameters as an EBNF grammar of one-line JSON (the same settings as a response schema: no
+ * free whitespace, strict). xgrammar's own `json_schema` content allows any whitespace, which a
+ * random model never ends; its EBNF conversion is exported under `Testings` in 0.1.27.
+ */
+async function structuralTag(xg: XGrammar, format: ToolCallFormat): Promise<object> {
+  const ebnf = (schema: JsonSchema) => xg.Testings._jsonSchemaToEBNF(JSON.stringify(xgrammarSchema(schema)), false, -1, undefined, true);
+  const tags = [];
+  for (const call of format.calls) tags.push({ type: 'tag', begin: call.begin, content: { type: 'grammar', grammar: await ebnf(call.parameters) }, end: call.end });
+  const calls = { type: 'tags_with_separator', tags, separator: format.separator, at_least_one: true, stop_after_first: format.single };
+  let top: object;
+  if (format.forced) top = calls;
+  // xgrammar 0.1.27 refuses a list of calls inside an `or`: with an answer, one call or the answer.
+  else if (format.answer) top = { type: 'or', elements: [...tags, { type: 'grammar', grammar: await ebnf(format.answer) }] };
+  else top = { type: 'triggered_tags', triggers: format.triggers, tags, at_least_one: false, stop_after_first: format.single };
+  return { type: 'structural_tag', format: top };
+}
+
 export class XGrammarBackend implements GrammarBackend {
   readonly name = 'xgrammar';
   readonly #compilers = new Map<TokenVocabulary, Promise<{ info: XgTokenizerInfo; compiler: XgCompiler }>>();
@@ -129,15 +154,24 @@ export class XGrammarBackend implements GrammarBackend {
   async compile(vocab: TokenVocabulary, format: GrammarFormat): Promise<CompiledGrammar> {
     const xg = await loadXGrammar();
     const { compiler } = await this.#compilerFor(xg, vocab);
-    const schema = format.type === 'json_object' ? { type: 'object' } : xgrammarSchema(format.schema);
-    const text = JSON.stringify(schema);
     capture = [];
     try {
+      if (format.type === 'tool_calls') {
+        const tag = await structuralTag(xg, format);
+        const grammar = await xg.Grammar.fromStructuralTag(tag);
+        try {
+          return new XgCompiled(JSON.stringify(tag), await compiler.compileGrammar(grammar), vocab);
+        } finally {
+          grammar.dispose();
+        }
+      }
+      const schema = format.type === 'json_object' ? { type: 'object' } : xgrammarSchema(format.schema);
+      const text = JSON.stringify(schema);
       const handle = await compiler.compileJSONSchema(text, false, -1, undefined, true);
       return new XgCompiled(text, handle, vocab);
     } catch (e) {
       const reason = capture.find((line) => line.includes('[FATAL]'))?.replace(/^.*?\[FATAL\]\s*\S+\s*/, '') ?? String((e as Error)?.message ?? e);
-      const param = format.type === 'json_schema' ? 'response_format.json_schema.schema' : 'response_format';
+      const param = format.type === 'json_schema' ? 'response_format.json_schema.schema' : format.type === 'tool_calls' ? 'tools' : 'response_format';
       throw new JevError('invalid_request', validationMessage('schemaCompile', param, [reason.trim()]), { param, cause: e });
     } finally {
       capture = null;

@@ -26,6 +26,8 @@ export interface RenderOptions {
    * template's default (today's date, where the template asks for it).
    */
   dateString?: string | undefined;
+  /** Tool definitions for a template that renders them (OpenAI's shape); undefined: none. */
+  tools?: object[] | undefined;
 }
 
 /** The model's chat template, or null when it has none (a plain transcript is used then). */
@@ -123,5 +125,6 @@ function render(tokenizer: Tokenizer, messages: readonly ChatMessage[], options:
     add_generation_prompt: true,
     ...(options.enableThinking === undefined ? {} : { enable_thinking: options.enableThinking }),
     ...(options.dateString === undefined ? {} : { date_string: options.dateString }),
+    ...(options.tools === undefined ? {} : { tools: options.tools as never }),
   }) as string;
 }
