@@ -364,10 +364,7 @@ test.describe('structured output and tools against the engine (tiny-random-qwen2
     expect((body!['messages'] as { role: string }[]).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
   });
 
-  // Pending (issue 29, tool calls in the engine): the engine accepts `tools` and renders them, but does not
-  // yet write tool calls, and answers 422 at `tool_choice` for "required" or a named function. This test is
-  // what "done" means for the playground; it is reported as fixme (not passing) until then.
-  test.fixme('engine: tool_choice required makes a random-weight Qwen2.5 call get_weather with fitting arguments; its result continues the chat', async ({ page }) => {
+  test('engine: tool_choice required makes a random-weight Qwen2.5 call get_weather with fitting arguments; its result continues the chat', async ({ page }) => {
     await open(page, QWEN, 'fp32');
     await page.getByLabel('Max tokens').fill('200');
     await page.getByLabel('Seed').fill('2');
@@ -376,7 +373,6 @@ test.describe('structured output and tools against the engine (tiny-random-qwen2
     await tools.getByLabel('Tool choice').selectOption('required');
     await page.getByLabel('Message', { exact: true }).fill('Weather in Paris?');
     await page.getByRole('button', { name: 'Send' }).click();
-    // Until the engine writes tool calls, it answers 422 at tool_choice, shown beside it.
     await expect(page.getByTestId('chat-status'), 'the engine writes tool calls').toHaveText(/^Reply done/);
     const reply = lastAssistant(page);
     await expect(reply).toHaveAttribute('data-state', 'done');
