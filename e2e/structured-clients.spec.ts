@@ -187,11 +187,10 @@ test.describe('unmodified client libraries: structured output', () => {
   });
 });
 
-// Written to OpenAI's shapes, before the engine served tool calls: until the commit "chat: tool calls"
-// (src/engine/chat/) lands, a forced call (`required` or a named tool) is a 422 "Tool calls are not
-// served yet", so these are `test.fixme`. Make them `test` once it has landed.
+// Tool calls in OpenAI's shapes: a forced call (`required` or a named tool) always happens, its
+// arguments validate against the tool's parameters (ajv, here in Node), streamed equals whole.
 test.describe('unmodified client libraries: tool calls', () => {
-  test.fixme('openai: forced tool calls, whole and streamed, then a tool-result turn, through the service worker, client.fetch and the facade', async ({ page }) => {
+  test('openai: forced tool calls, whole and streamed, then a tool-result turn, through the service worker, client.fetch and the facade', async ({ page }) => {
     await open(page);
     const out = await page.evaluate(async ({ tools }) => {
       const { OpenAI } = globalThis as any;
@@ -262,7 +261,7 @@ test.describe('unmodified client libraries: tool calls', () => {
     expect(namesAndArguments(out.facade.calls)).toEqual(namesAndArguments(results['serviceWorker']!['whole']!.calls));
   });
 
-  test.fixme('AI SDK: generateText with tools (jsonSchema and zod inputs), required and named, on the service worker and client.fetch', async ({ page }) => {
+  test('AI SDK: generateText with tools (jsonSchema and zod inputs), required and named, on the service worker and client.fetch', async ({ page }) => {
     await open(page);
     const out = await page.evaluate(async ({ weather }) => {
       const { createOpenAICompatible, generateText, jsonSchema, tool, z } = globalThis as any;
