@@ -1,9 +1,17 @@
 #!/usr/bin/env node
 // The package's command line: `jev-local serve --backend sglang|vllm --backend-url URL --model ID …`
-// (docs/scale-out.md). The server is TypeScript under src/server/, run through tsx.
-import { register } from 'tsx/esm/api';
+// (docs/scale-out.md). In a checkout, the TypeScript under src/server/ runs through tsx; in the
+// published package (whose files are dist/lib), the build of it, dist/lib/server.js (vite.server.config.ts).
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/server/main.ts');
+const source = new URL('../src/server/main.ts', import.meta.url);
+let main;
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(source.href));
+} else {
+  ({ main } = await import('../dist/lib/server.js'));
+}
 const code = await main(process.argv.slice(2));
 if (code >= 0) process.exit(code);

@@ -13,6 +13,13 @@
  * measured in CPU time (`process.cpuUsage`, the client, the server and the loopback share this
  * process): the difference of the two paths' CPU is the server's own work, which other load on the
  * machine stretches far less than it stretches wall time.
+ *
+ * Each Q is measured twice. `state: "same"`: the same state and questions every repetition — the
+ * server then tokenizes nothing (its planning memo, src/engine/decision/state-memo.ts), as for a
+ * client asking again about one document. `state: "new"`: a state never seen before every
+ * repetition — the whole tokenization each time (the state once, and each question's whole-prompt
+ * check); its engine replies are computed beforehand through a second server with a memo of its
+ * own, so that the timed request is replayed too.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -28,6 +35,8 @@ export interface ServeResult {
   backend: BackendKind;
   model: string;
   questions: number;
+  /** `same`: one state and question set every repetition (planning memoized); `new`: a state never seen before each time. */
+  state: 'same' | 'new';
   state_tokens: number;
   /** Median latency of one decision as the client sees it, through the server. */
   total_ms: number;
@@ -71,74 +80,106 @@ export async function measureServe(options: { model: string; reps: number; state
   for (const backend of ['sglang', 'vllm'] as const) {
     const loopback = await startLoopback(backend, model);
     const server = await startServer(serveOptions(backend, loopback.url, options.model, { timeoutMs: 600_000 }));
+    // Computes a new state's engine replies before it is timed (its own planning memo: the timed server's stays cold).
+    const warmer = await startServer(serveOptions(backend, loopback.url, options.model, { timeoutMs: 600_000 }));
     try {
       for (const q of [1, 4, 16]) {
         const questions = Object.fromEntries(Array.from({ length: q }, (_, i) => [`q${i}`, { ...QUESTION_KINDS[i % 3]!, instructions: `${QUESTION_KINDS[i % 3]!.instructions} (${i})` }]));
-        const body = JSON.stringify({ model: 'jev', state, questions });
-        const totals: number[] = [];
-        const backends: number[] = [];
-        const cpuOverheads: number[] = [];
-        const cpuMs = () => {
-          const u = process.cpuUsage();
-          return (u.user + u.system) / 1000;
-        };
-        let requests = 0;
-        let prompts = 0;
-        let computeMs = 0;
-        for (let rep = -1; rep < options.reps; rep++) {
-          const before = loopback.log.length;
-          const cpuStarted = cpuMs();
-          const started = performance.now();
-          const res = await fetch(`${server.url}/inference/jev/api/alpha/decisions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
-          await res.json();
-          const total = performance.now() - started;
-          const cpuThrough = cpuMs() - cpuStarted;
-          if (res.status !== 200) throw new Error(`serve bench: status ${res.status}`);
-          const calls = loopback.log.slice(before);
-          // The same engine request(s), straight to the engine.
-          let direct = 0;
-          const cpuDirectStarted = cpuMs();
-          for (const c of calls) {
-            const t = performance.now();
-            const r = await fetch(`${loopback.url}${c.path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(c.body) });
-            await r.json();
-            direct += performance.now() - t;
-          }
-          const cpuDirect = cpuMs() - cpuDirectStarted;
-          if (rep < 0) {
-            computeMs = calls.reduce((n, c) => n + c.ms, 0); // the model's first (real) computation
-            continue;
-          }
-          totals.push(total);
-          backends.push(direct);
-          cpuOverheads.push(cpuThrough - cpuDirect);
-          requests = calls.length;
-          prompts = calls.reduce((s, c) => s + ((c.body['input_ids'] ?? c.body['prompt']) as unknown[]).length, 0);
+        for (const kind of ['same', 'new'] as const) {
+          // A new state on vLLM: the loopback prefills every continuation (seconds at Q = 16), so fewer repetitions.
+          const reps = kind === 'new' && backend === 'vllm' ? Math.min(options.reps, 10) : options.reps;
+          const bodyOf = (rep: number) => JSON.stringify({ model: 'jev', state: kind === 'same' ? state : `${state}(Case ${rep + 2}.)`, questions });
+          rows.push(await measureOne({ server: server.url, warmer: kind === 'new' ? warmer.url : null, loopback, bodyOf, reps }, { backend, model: options.model, questions: q, state: kind, state_tokens: stateTokens }, options.log));
         }
-        const overheads = totals.map((t, i) => t - backends[i]!);
-        const row: ServeResult = {
-          backend,
-          model: options.model,
-          questions: q,
-          state_tokens: stateTokens,
-          total_ms: round(median(totals), 2),
-          backend_ms: round(median(backends), 2),
-          overhead_ms: round(median(overheads), 2),
-          overhead_cpu_ms: round(median(cpuOverheads), 2),
-          loopback_compute_ms: round(computeMs, 1),
-          backend_requests: requests,
-          backend_prompts: prompts,
-          reps: options.reps,
-        };
-        options.log(`serve ${backend} Q=${q}: through the server ${row.total_ms} ms, engine direct ${row.backend_ms} ms, overhead ${row.overhead_ms} ms wall, ${row.overhead_cpu_ms} ms CPU (loopback model ${row.loopback_compute_ms} ms), ${requests} request(s), ${prompts} prompts`);
-        rows.push(row);
       }
     } finally {
       await server.close();
+      await warmer.close();
       await loopback.close();
     }
   }
   return rows;
+}
+
+interface Setup {
+  server: string;
+  /** Where a repetition's body goes first, untimed (new states); null: the timed server alone. */
+  warmer: string | null;
+  loopback: Awaited<ReturnType<typeof startLoopback>>;
+  bodyOf: (rep: number) => string;
+  reps: number;
+}
+
+const post = async (url: string, body: string) => {
+  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  await res.json();
+  return res.status;
+};
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** One row: repetitions of one decision through the server and, straight after, its engine request(s) sent directly. */
+async function measureOne(x: Setup, row: Pick<ServeResult, 'backend' | 'model' | 'questions' | 'state' | 'state_tokens'>, log: (...a: unknown[]) => void): Promise<ServeResult> {
+  const totals: number[] = [];
+  const backends: number[] = [];
+  const cpuOverheads: number[] = [];
+  let requests = 0;
+  let prompts = 0;
+  let computeMs = 0;
+  for (let rep = -1; rep < x.reps; rep++) {
+    const body = x.bodyOf(rep + 1);
+    if (x.warmer) {
+      const before = x.loopback.log.length;
+      await post(`${x.warmer}/inference/jev/api/alpha/decisions`, body);
+      computeMs += x.loopback.log.slice(before).reduce((n, c) => n + c.ms, 0);
+    }
+    const before = x.loopback.log.length;
+    const cpuStarted = cpuMs();
+    const started = performance.now();
+    const status = await post(`${x.server}/inference/jev/api/alpha/decisions`, body);
+    const total = performance.now() - started;
+    const cpuThrough = cpuMs() - cpuStarted;
+    if (status !== 200) throw new Error(`serve bench: status ${status}`);
+    const calls = x.loopback.log.slice(before);
+    // The same engine request(s), straight to the engine.
+    let direct = 0;
+    const cpuDirectStarted = cpuMs();
+    for (const c of calls) {
+      const t = performance.now();
+      await post(`${x.loopback.url}${c.path}`, JSON.stringify(c.body));
+      direct += performance.now() - t;
+    }
+    const cpuDirect = cpuMs() - cpuDirectStarted;
+    if (rep < 0) {
+      if (!x.warmer) computeMs = calls.reduce((n, c) => n + c.ms, 0); // the model's first (real) computation
+      continue;
+    }
+    totals.push(total);
+    backends.push(direct);
+    cpuOverheads.push(cpuThrough - cpuDirect);
+    requests = calls.length;
+    prompts = calls.reduce((s, c) => s + ((c.body['input_ids'] ?? c.body['prompt']) as unknown[]).length, 0);
+  }
+  const overheads = totals.map((t, i) => t - backends[i]!);
+  const out: ServeResult = {
+    ...row,
+    total_ms: round(median(totals), 2),
+    backend_ms: round(median(backends), 2),
+    overhead_ms: round(median(overheads), 2),
+    overhead_cpu_ms: round(median(cpuOverheads), 2),
+    loopback_compute_ms: round(x.warmer ? computeMs / (x.reps + 1) : computeMs, 1),
+    backend_requests: requests,
+    backend_prompts: prompts,
+    reps: x.reps,
+  };
+  log(
+    `serve ${row.backend} Q=${row.questions} ${row.state} state: through the server ${out.total_ms} ms, engine direct ${out.backend_ms} ms, overhead ${out.overhead_ms} ms wall, ` +
+      `${out.overhead_cpu_ms} ms CPU (loopback model ${out.loopback_compute_ms} ms), ${requests} request(s), ${prompts} prompts`,
+  );
+  return out;
 }
 
 /** The serve rows alone, written as JSON (`npm run bench -- --only serve --json FILE`). */

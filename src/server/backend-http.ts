@@ -1,8 +1,16 @@
 import { errorMessages, JevError } from '../contract/index.ts';
 import type { BackendKind } from './cli-args.ts';
+import { postNode } from './node-post.ts';
 
 /** Statuses by which an engine says it is overloaded or not (yet) up: told to the client as 503 with Retry-After. */
 const UNAVAILABLE_STATUSES = new Set([429, 502, 503, 504]);
+/** A request body already written as JSON text (backend.ts `idsJson`): sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+const serialize = (body: unknown): string => (body instanceof JsonText ? body.text : JSON.stringify(body));
+
 /** Seconds a client is told to wait when the engine is down and says nothing itself. */
 export const DEFAULT_RETRY_AFTER_S = 2;
 
@@ -26,6 +34,8 @@ export class BackendHttp {
   readonly url: string;
   readonly timeoutMs: number;
   readonly #fetch: typeof fetch;
+  /** JSON requests go over node:http (node-post.ts), unless a fetch was given (tests that fake the engine's transport). */
+  readonly #nodeJson: boolean;
   requests = 0;
 
   constructor(options: BackendHttpOptions) {
@@ -33,6 +43,7 @@ export class BackendHttp {
     this.url = options.url.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#nodeJson = options.fetch === undefined;
   }
 
   /** POSTs JSON and resolves with the 2xx response (its body unread); `timeout` ends with the headers unless `keep`. */
@@ -45,7 +56,7 @@ export class BackendHttp {
       response = await this.#fetch(`${this.url}${path}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify(body),
+        body: serialize(body),
         signal: AbortSignal.any(signals),
       });
     } catch (e) {
@@ -59,6 +70,7 @@ export class BackendHttp {
 
   /** POSTs JSON and reads the JSON reply, all within the timeout. */
   async postJson(path: string, body: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+    if (this.#nodeJson) return this.#postJsonNode(path, body, signal);
     const { response, timeout } = await this.post(path, body, signal);
     try {
       const text = await response.text();
@@ -71,6 +83,29 @@ export class BackendHttp {
       throw this.failure(e, signal, timeout);
     } finally {
       timeout.clear();
+    }
+  }
+
+  /** postJson over node:http: the same timeout, faults and messages as through fetch. */
+  async #postJsonNode(path: string, body: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+    const timeout = new Timeout(this.timeoutMs);
+    this.requests += 1;
+    let reply;
+    try {
+      reply = await postNode(new URL(`${this.url}${path}`), serialize(body), signal ? AbortSignal.any([timeout.signal, signal]) : timeout.signal);
+    } catch (e) {
+      throw this.failure(e, signal, timeout);
+    } finally {
+      timeout.clear();
+    }
+    if (reply.status < 200 || reply.status > 299) {
+      const empty = reply.status === 204 || reply.status === 205 || reply.status === 304 || reply.status < 200;
+      throw await this.refusal(path, new Response(empty ? null : reply.text, { status: Math.max(200, reply.status), statusText: reply.statusText, headers: reply.headers }), false);
+    }
+    try {
+      return JSON.parse(reply.text);
+    } catch {
+      throw this.badReply(path, `the body is not JSON (${reply.text.length} bytes: ${JSON.stringify(reply.text.slice(0, 120))})`);
     }
   }
 
@@ -163,6 +198,8 @@ function upstreamMessage(text: string): string | null {
 }
 
 function describeFetchError(e: unknown): string {
+  const own = (e as { code?: unknown } | null)?.code;
+  if (typeof own === 'string') return own; // node:http's socket errors (node-post.ts)
   const cause = (e as { cause?: { code?: string; message?: string } } | null)?.cause;
   if (cause?.code) return cause.code;
   return cause?.message ?? (e as Error)?.message ?? String(e);

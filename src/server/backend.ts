@@ -8,6 +8,21 @@ import type { BackendKind } from './cli-args.ts';
 export interface PromptLogProbItem {
   ids: readonly number[];
   from: number;
+  /** The tokens `ids` starts with that every item of the request shares (the same array): written into the request's JSON once. */
+  shared?: readonly number[];
+}
+
+/**
+ * An item's `ids` as JSON text. A decision's items repeat the state's tokens (59 items of ~230
+ * ids at Q = 16): the shared part is written once per request (`written`, keyed by the array)
+ * and each item adds only its own tokens.
+ */
+export function idsJson(item: PromptLogProbItem, written: Map<readonly number[], string>): string {
+  const shared = item.shared;
+  if (!shared || shared.length === 0) return `[${item.ids.join(',')}]`;
+  let head = written.get(shared);
+  if (head === undefined) written.set(shared, (head = shared.join(',')));
+  return item.ids.length === shared.length ? `[${head}]` : `[${head},${item.ids.slice(shared.length).join(',')}]`;
 }
 
 /** What the serving engine's tokenizer gives for a text, and its context length where it says. */

@@ -6,8 +6,9 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 
 /**
  * node:http in front of a WHATWG Request → Response handler: the page's HTTP surface
- * (src/http/http-handler.ts) served by Node unchanged. The request body streams in (the handler
- * bounds it, 413); the response body streams out with backpressure. A client that goes away
+ * (src/http/http-handler.ts) served by Node unchanged. A body that declares a length up to 1 MiB
+ * is read whole first (cheaper for undici's Request: docs/scale-out.md, "Overhead"); any other
+ * streams in (the handler bounds it, 413); the response body streams out with backpressure. A client that goes away
  * (the socket closes before the response ends) aborts the request's signal, which ends the
  * work behind it (a decision's backend request, a relayed stream), and cancels the body.
  */
@@ -20,7 +21,7 @@ export function nodeHandler(handle: FetchHandler, origin: string): (req: Incomin
     });
     void (async () => {
       try {
-        const response = await handle(toRequest(req, origin, controller.signal));
+        const response = await handle(toRequest(req, origin, controller.signal, await smallBody(req)));
         await writeResponse(response, res, controller.signal);
       } catch (e) {
         // The handler answers every failure itself; this is a fault of the socket or the adapter.
@@ -37,11 +38,23 @@ export function nodeHandler(handle: FetchHandler, origin: string): (req: Incomin
   };
 }
 
-function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Request {
-  const headers = new Headers();
+/** Bodies up to this size that declare their length are read whole before the handler runs: a Buffer body costs undici's Request less than a stream. */
+const SMALL_BODY_BYTES = 1 << 20;
+
+/** The body of a request that declares a length of at most SMALL_BODY_BYTES, read whole; null for any other (streamed, bounded by the handler). */
+async function smallBody(req: IncomingMessage): Promise<Buffer | null> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (!(declared >= 0 && declared <= SMALL_BODY_BYTES) || req.method === 'GET' || req.method === 'HEAD') return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal, body: Buffer | null): Request {
+  const headers: [string, string][] = [];
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+    for (const v of Array.isArray(value) ? value : [value]) headers.push([name, v]);
   }
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
@@ -49,7 +62,7 @@ function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): R
     method,
     headers,
     signal,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+    ...(hasBody ? (body ? { body } : { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' }) : {}),
   } as RequestInit);
 }
 

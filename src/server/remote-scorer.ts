@@ -23,7 +23,7 @@ export function remoteScorer(model: TokenizerModel, backend: ServingBackend, ver
       const spans = plans.map((plan) => {
         const prompt = [...prefixIds, ...plan.promptIds];
         const start = items.length;
-        for (const continuation of plan.scoring.continuations) items.push({ ids: [...prompt, ...continuation], from: prompt.length });
+        for (const continuation of plan.scoring.continuations) items.push({ ids: [...prompt, ...continuation], from: prompt.length, shared: prefixIds });
         return { start, end: items.length };
       });
       signal?.throwIfAborted();

@@ -1,5 +1,5 @@
-import type { PromptLogProbItem, ServingBackend } from './backend.ts';
-import { BackendHttp, type BackendHttpOptions } from './backend-http.ts';
+import { idsJson, type PromptLogProbItem, type ServingBackend } from './backend.ts';
+import { BackendHttp, JsonText, type BackendHttpOptions } from './backend-http.ts';
 import { postTokenize } from './backend-tokenize.ts';
 
 /**
@@ -34,18 +34,13 @@ export class SglangBackend implements ServingBackend {
 
   async promptLogProbs(items: readonly PromptLogProbItem[], signal: AbortSignal | undefined): Promise<number[][]> {
     const path = '/generate';
-    const reply = await this.#http.postJson(
-      path,
-      {
-        input_ids: items.map((it) => it.ids),
-        return_logprob: true,
-        logprob_start_len: items.map((it) => it.from - 1),
-        return_text_in_logprobs: false,
-        sampling_params: { max_new_tokens: 0 },
-        stream: false,
-      },
-      signal,
-    );
+    // JSON written by hand: the state's ids once, not once per item (backend.ts `idsJson`).
+    const written = new Map<readonly number[], string>();
+    const body =
+      `{"input_ids":[${items.map((it) => idsJson(it, written)).join(',')}],"return_logprob":true,` +
+      `"logprob_start_len":[${items.map((it) => it.from - 1).join(',')}],"return_text_in_logprobs":false,` +
+      `"sampling_params":{"max_new_tokens":0},"stream":false}`;
+    const reply = await this.#http.postJson(path, new JsonText(body), signal);
     if (!Array.isArray(reply) || reply.length !== items.length) {
       throw this.#http.badReply(path, `expected a list of ${items.length} results (one per input_ids), got ${Array.isArray(reply) ? `${reply.length}` : typeof reply}`);
     }

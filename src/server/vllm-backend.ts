@@ -1,5 +1,5 @@
-import type { PromptLogProbItem, ServingBackend } from './backend.ts';
-import { BackendHttp, type BackendHttpOptions } from './backend-http.ts';
+import { idsJson, type PromptLogProbItem, type ServingBackend } from './backend.ts';
+import { BackendHttp, JsonText, type BackendHttpOptions } from './backend-http.ts';
 import { postTokenize } from './backend-tokenize.ts';
 
 /**
@@ -34,11 +34,10 @@ export class VllmBackend implements ServingBackend {
 
   async promptLogProbs(items: readonly PromptLogProbItem[], signal: AbortSignal | undefined): Promise<number[][]> {
     const path = '/v1/completions';
-    const reply = await this.#http.postJson(
-      path,
-      { model: this.model, prompt: items.map((it) => it.ids), max_tokens: 1, temperature: 0, prompt_logprobs: 0 },
-      signal,
-    );
+    // JSON written by hand: the state's ids once, not once per item (backend.ts `idsJson`).
+    const written = new Map<readonly number[], string>();
+    const body = `{"model":${JSON.stringify(this.model)},"prompt":[${items.map((it) => idsJson(it, written)).join(',')}],"max_tokens":1,"temperature":0,"prompt_logprobs":0}`;
+    const reply = await this.#http.postJson(path, new JsonText(body), signal);
     const choices = (reply as { choices?: unknown } | null)?.choices;
     if (!Array.isArray(choices)) throw this.#http.badReply(path, "'choices' is missing");
     const byIndex = new Map<number, unknown>();

@@ -2,6 +2,7 @@ import type { Question } from '../../contract/index.ts';
 import { questionBlock, type LabelSurface, type PromptFrame } from './decision-prompt.ts';
 import type { TokenizerModel } from '../model/tokenizer-model.ts';
 import { planLabelScoring, type LabelScoringPlan } from './label-scoring.ts';
+import { stateMemo, type StateMemo } from './state-memo.ts';
 
 /**
  * The token-level plan of one question: the tokens fed after the state, and each answer
@@ -17,6 +18,8 @@ import { planLabelScoring, type LabelScoringPlan } from './label-scoring.ts';
  * question is encoded after a short seam (`\n\n`, the end of every state prefix) and the seam's
  * tokens removed; one encoding of the whole text per question checks that this equals the joint
  * tokenization. Where it does not, every label is encoded with the whole text (exact, slower).
+ * The state's ids and the checks that passed are kept per model for recent states (state-memo.ts):
+ * the same state and question asked again cost no tokenization at all.
  *
  * The prompt is the longest token prefix that all labels share, so answer paths start where they
  * diverge (every path keeps at least one token).
@@ -38,15 +41,24 @@ export function planQuestion(
   lm: Pick<TokenizerModel, 'encode'>,
   frame: PromptFrame,
   question: Question,
-  prefixIds: readonly number[] = lm.encode(frame.prefix, frame.addSpecialTokens),
+  memo: StateMemo = stateMemo(lm, frame.prefix, frame.addSpecialTokens),
 ): QuestionPlan {
+  const prefixIds = memo.ids;
   const block = questionBlock(question);
   const before = block.text + frame.tail + frame.lead;
-  const joint0 = lm.encode(frame.prefix + before + block.labels[0]!.surface, frame.addSpecialTokens);
+  const first = before + block.labels[0]!.surface;
   let stateIds = [...prefixIds];
   let rests = seamEncodings(lm, frame, before, block.labels);
-  if (!rests || !equalIds(joint0, [...prefixIds, ...rests[0]!])) {
+  let joint0: number[] | null = null;
+  let agrees = rests !== null && memo.joint.has(first);
+  if (rests && !agrees) {
+    joint0 = lm.encode(frame.prefix + first, frame.addSpecialTokens);
+    agrees = equalIds(joint0, [...prefixIds, ...rests[0]!]);
+    if (agrees) memo.joint.add(first);
+  }
+  if (!rests || !agrees) {
     // The seam does not reproduce the joint tokenization: encode every label with the whole text.
+    joint0 ??= lm.encode(frame.prefix + first, frame.addSpecialTokens);
     const full = [joint0, ...block.labels.slice(1).map((l) => lm.encode(frame.prefix + before + l.surface, frame.addSpecialTokens))];
     let shared = prefixIds.length;
     for (const ids of full) shared = Math.min(shared, commonPrefix(prefixIds, ids));

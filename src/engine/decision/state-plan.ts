@@ -2,6 +2,7 @@ import { JevError, type Question } from '../../contract/index.ts';
 import { promptFrame } from './decision-prompt.ts';
 import type { TokenizerModel } from '../model/tokenizer-model.ts';
 import { planQuestion, questionSpan, rebasePlan, type QuestionPlan } from './question-plan.ts';
+import { stateMemo } from './state-memo.ts';
 
 /** A decision's token-level plan: the state tokens every question shares, and each question's plan after them. */
 export interface StatePlan {
@@ -21,8 +22,10 @@ export interface StatePlan {
  */
 export function planState(lm: Pick<TokenizerModel, 'tokenizer' | 'encode' | 'contextLength'>, state: string, questions: readonly Question[], param: string): StatePlan {
   const frame = promptFrame(lm, state);
-  const ownIds = lm.encode(frame.prefix, frame.addSpecialTokens);
-  const planned = questions.map((q) => planQuestion(lm, frame, q, ownIds));
+  // The state's ids: tokenized once, and not again while it stays among the recent states (state-memo.ts).
+  const memo = stateMemo(lm, frame.prefix, frame.addSpecialTokens);
+  const ownIds = memo.ids;
+  const planned = questions.map((q) => planQuestion(lm, frame, q, memo));
   const shared = Math.min(...planned.map((p) => p.stateIds.length));
   if (shared === 0) throw new Error('decide: no state token is shared by the questions');
   const prefixIds = ownIds.slice(0, shared);

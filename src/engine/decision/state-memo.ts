@@ -1,0 +1,38 @@
+import type { TokenizerModel } from '../model/tokenizer-model.ts';
+
+/**
+ * What planning keeps per model for its most recent states (STATE_MEMO_SIZE, least recently used
+ * dropped first): the state prefix's token ids, and the question texts whose joint tokenization
+ * with that prefix was checked equal to the seam's (question-plan.ts). A state asked again — the
+ * next request on the same document, in the browser or through a server that plans every request
+ * (src/server/) — is not tokenized again. Nothing is approximated: a hit gives what tokenizing
+ * would give, because the key is the whole text that would be tokenized.
+ */
+export interface StateMemo {
+  /** The state prefix's ids (shared: callers copy what they change). */
+  readonly ids: readonly number[];
+  /** Texts after the prefix (question block, tail, first label) whose joint tokenization equals prefix ids ++ their seam ids. */
+  readonly joint: Set<string>;
+}
+
+const STATE_MEMO_SIZE = 64;
+/** Question texts remembered per state, past which the set starts again. */
+const JOINT_PER_STATE = 1024;
+const memos = new WeakMap<object, Map<string, StateMemo>>();
+
+export function stateMemo(lm: Pick<TokenizerModel, 'encode'>, prefix: string, addSpecialTokens: boolean): StateMemo {
+  let memo = memos.get(lm);
+  if (!memo) memos.set(lm, (memo = new Map()));
+  const key = `${addSpecialTokens ? 1 : 0}${prefix}`;
+  const hit = memo.get(key);
+  if (hit) {
+    memo.delete(key);
+    memo.set(key, hit);
+    if (hit.joint.size > JOINT_PER_STATE) hit.joint.clear();
+    return hit;
+  }
+  const entry: StateMemo = { ids: lm.encode(prefix, addSpecialTokens), joint: new Set() };
+  memo.set(key, entry);
+  if (memo.size > STATE_MEMO_SIZE) memo.delete(memo.keys().next().value!);
+  return entry;
+}
