@@ -2,7 +2,8 @@
  * `npm run bench -- --json FILE [--quick] [--webgpu] [--models a,b] [--threads N] [--md FILE | --no-md]`
  *                 [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits]
  * (and, for short investigative runs, `--states 64,512` and `--reps N`; `--only serve`: the server in
- * front of a serving engine alone, bench/lib/serve-rows.ts)
+ * front of a serving engine alone, bench/lib/serve-rows.ts; `--only structured`: chat under a JSON
+ * schema against chat without one alone, bench/lib/structured-rows.ts; `--no-structured` skips those)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
  * SmolLM2-shaped model on wasm, its GQA export beside the Optimum-style one (bench/lib/formats.ts),
@@ -27,6 +28,7 @@ import { log } from './lib/measure.ts';
 import { parseBenchArgs } from './lib/options.ts';
 import { runPeers } from './lib/peer-rows.ts';
 import { runServeOnly } from './lib/serve-rows.ts';
+import { measureStructured, structuredPlan } from './lib/structured-rows.ts';
 import { SMOL, TINYSTORIES, makePlan } from './lib/plan.ts';
 import { loadAverage } from './lib/procs.ts';
 import { renderChart, renderResults, updateDocument } from './lib/report.ts';
@@ -46,6 +48,12 @@ async function main(): Promise<void> {
     await generateModels({ only: ['tiny-random-llama'], log: (message) => log(`  ${message}`) });
     await runServeOnly(options.json, log, REPO, options.reps ?? undefined);
     return;
+  }
+  if (options.only === 'structured') {
+    // Chat under a JSON schema alone: the SmolLM2-shaped model, its own Chromium; JSON only, docs untouched.
+    options.grid = options.formats = options.peers = options.logits = false;
+    options.models = [SMOL];
+    options.md = null;
   }
   const started = performance.now();
   const hasTinyStories = existsSync(join(VENDORED, TINYSTORIES, 'onnx/model.onnx'));
@@ -105,6 +113,7 @@ async function main(): Promise<void> {
     peer_details: [],
     peer_agreement: [],
     prefix_cache: [],
+    structured: [],
     prefix_cache_chat: [],
     load: [],
     memory: [],
@@ -134,6 +143,16 @@ async function main(): Promise<void> {
       }
       if (out.adapter) result.adapter = out.adapter;
       // A checkpoint after each target: a later failure loses nothing measured so far.
+      writeJson(options.json, finalize(result, started));
+    }
+    if (options.structured && (!options.models || options.models.includes(SMOL))) {
+      try {
+        result.structured.push(await measureStructured(structuredPlan(options), site.url, mirror, options.threads, log));
+      } catch (e) {
+        const note = `structured rows: not measured (${(e as Error).message.split('\n')[0]})`;
+        log(note);
+        result.notes.push(note);
+      }
       writeJson(options.json, finalize(result, started));
     }
     if (options.logits) {

@@ -113,6 +113,28 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     ),
   );
   out.push('');
+  if (r.structured?.length) {
+    out.push('### Structured output (greedy chat under a JSON schema, and without one)');
+    out.push('');
+    out.push(
+      table(
+        ['model · device', 'prompt → new tokens', 'decode: schema / none', 'token cost', 'TTFT: none / compiling / cached', "cached grammar's ms in it", 'compile', 'mask ms / token (fill + masking)', 'first use', 'reps'],
+        r.structured.map((x) => [
+          `${x.model} · ${x.device} · ${x.dtype}`,
+          `${x.prompt_tokens} → ${x.new_tokens}`,
+          `${num(x.constrained_decode_tps)} / ${num(x.decode_tps)} tok/s`,
+          `${num(x.token_cost_ratio)}× (grammar's own time: ${num(x.token_cost_ratio_direct, 3)}×)`,
+          `${ms(x.ttft_ms)} / ${ms(x.first_ttft_ms)} / ${ms(x.cached_ttft_ms)}`,
+          `${num(x.grammar_first_token_ms)} (TTFT Δ ${num(x.cached_ttft_delta_ms, 1)})`,
+          ms(x.compile_ms),
+          `${num(x.mask_ms_per_token)} (${num(x.fill_ms_per_token)} + ${num(x.masking_ms_per_token)})`,
+          ms(x.first_use_ttft_ms),
+          x.reps,
+        ]),
+      ),
+    );
+    out.push('');
+  }
   if (r.prefix_cache?.length || r.prefix_cache_chat?.length) {
     out.push('### Prefix cache (the same state asked again; a shared system prompt)');
     out.push('');

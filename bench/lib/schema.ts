@@ -196,6 +196,43 @@ export interface FormatResult {
   samples: { ttft_ms: number[]; decode_tps: number[]; decision_ms: number[] };
 }
 
+/** One `structured` row (CONTRACT §1): greedy chat under a JSON schema against the same chat without one (bench/lib/structured-rows.ts). */
+export interface StructuredResult {
+  device: Device; // (contract)
+  model: string; // (contract)
+  dtype: string;
+  prompt_tokens: number;
+  /** max_tokens of every reply; the schema is bounded so that a constrained reply runs to it. */
+  new_tokens: number;
+  decode_tps: number; // (contract) without a schema, median
+  constrained_decode_tps: number; // (contract) under the schema, median
+  /** Median over repetitions of ms per token under the schema ÷ without, run beside each other (target ≤ 1.15). */
+  token_cost_ratio: number;
+  /** (unconstrained ms per token + fill + masking + accept) ÷ unconstrained: the grammar's measured work added to a step, robust to load. */
+  token_cost_ratio_direct: number;
+  ttft_ms: number; // without a schema, median
+  first_ttft_ms: number; // (contract) a schema not seen before: compiled in the first token
+  cached_ttft_ms: number; // (contract) the same schema again: its grammar from the cache
+  /** Median over repetitions of cached_ttft_ms − ttft_ms (same prompt, same repetition): noisy, see grammar_first_token_ms. */
+  cached_ttft_delta_ms: number;
+  /** The grammar's own time in a cached request's first token: cache lookup, matcher, the fills before the first token (target ≤ 5 ms). */
+  grammar_first_token_ms: number;
+  /** The compile's own time (grammar cache miss), median. */
+  compile_ms: number;
+  /** The first request under any schema after the load: xgrammar's wasm start, the vocabulary's tables and a compile. */
+  first_use_ttft_ms: number;
+  mask_ms_per_token: number; // (contract) fill_ms_per_token + masking_ms_per_token
+  /** fillNextTokenBitmask (xgrammar's mask ANDed with the JSON-safe mask), per step, median. */
+  fill_ms_per_token: number;
+  /** maskedArgmax over the logits row, per step, on this run's masks. */
+  masking_ms_per_token: number;
+  /** The matcher taking the drawn token, per step. */
+  accept_ms_per_token: number;
+  schema: string;
+  reps: number;
+  samples: { ms_per_token: number[]; constrained_ms_per_token: number[]; ttft_ms: number[]; first_ttft_ms: number[]; cached_ttft_ms: number[]; grammar_first_token_ms: number[] };
+}
+
 export interface TargetResult {
   name: string;
   value: number | null;
@@ -228,6 +265,8 @@ export interface BenchResult {
   peer_agreement: PeerAgreement[];
   /** Decisions that find their state in the prefix cache (docs/prefix-cache.md). */
   prefix_cache: PrefixCacheResult[]; // (contract)
+  /** Chat under a JSON schema against chat without one (docs/structured-output.md). */
+  structured: StructuredResult[]; // (contract)
   /** New conversations sharing a long system prompt with an earlier one. */
   prefix_cache_chat: PrefixChatResult[];
   load: LoadResult[];

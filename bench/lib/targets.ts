@@ -4,7 +4,7 @@ import { SMOL } from './plan.ts';
 import type { BenchResult, TargetResult } from './schema.ts';
 
 /** The goals of docs/benchmarks.md, each met, missed or not measured in this result. */
-export function evaluateTargets({ decisions, chat, peers, peer_details, prefix_cache: prefix, formats }: BenchResult): TargetResult[] {
+export function evaluateTargets({ decisions, chat, peers, peer_details, prefix_cache: prefix, formats, structured }: BenchResult): TargetResult[] {
   const out: TargetResult[] = [];
   /** A target met when `value` (unmeasured: null) is at least `threshold`. */
   const atLeast = (name: string, value: number | null, threshold: number, detail: string) =>
@@ -48,6 +48,23 @@ export function evaluateTargets({ decisions, chat, peers, peer_details, prefix_c
     3,
     c ? `${fmt(c.followup_ttft_ms)} vs ${fmt(c.cold_followup_ttft_ms)} cold, after ${c.followup_history_tokens} tokens of history` : '',
   );
+  // Structured output: a constrained token ≤ 1.15× an unconstrained one; a cached grammar adds ≤ 5 ms to the first token.
+  const atMost = (name: string, value: number | null, threshold: number, detail: string) =>
+    out.push({ name, value: value === null ? null : round(value, 3), threshold, met: value === null ? null : value <= threshold, detail: value === null ? 'not measured' : detail });
+  for (const x of structured ?? []) {
+    atMost(
+      `structured ${x.model}: a constrained token ≤ 1.15× an unconstrained one (value: ms per token under the schema ÷ without)`,
+      x.token_cost_ratio,
+      1.15,
+      `${x.constrained_decode_tps.toFixed(2)} vs ${x.decode_tps.toFixed(2)} tok/s; mask ${x.mask_ms_per_token.toFixed(2)} ms a token (fill ${x.fill_ms_per_token.toFixed(2)}, masking ${x.masking_ms_per_token.toFixed(2)}), accept ${x.accept_ms_per_token.toFixed(2)}: ${x.token_cost_ratio_direct.toFixed(3)}× from the grammar's own time`,
+    );
+    atMost(
+      `structured ${x.model}: a cached grammar adds ≤ 5 ms to the first token (value: the grammar's own ms in it)`,
+      x.grammar_first_token_ms,
+      5,
+      `grammar ${x.grammar_first_token_ms.toFixed(2)} ms in the first token; ttft ${fmt(x.cached_ttft_ms)} cached vs ${fmt(x.ttft_ms)} without a schema (median difference ${x.cached_ttft_delta_ms} ms), ${fmt(x.first_ttft_ms)} compiling (${fmt(x.compile_ms)})`,
+    );
+  }
   // The peer goal: at least wllama's speed, every dtype, at 1 thread and at every core.
   for (const p of peers) {
     for (const [what, engine, peer] of [

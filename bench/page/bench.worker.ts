@@ -18,6 +18,7 @@ import { planQuestion } from '../../src/engine/decision/question-plan.ts';
 import type { DeviceChoice, DtypeChoice, EngineStatus } from '../../src/protocol/engine-api.ts';
 import { floatsOf } from '../../src/engine/runtime/float16.ts';
 import { installGpuMeter } from './gpu-meter.ts';
+import { maskingMs, structuredChat } from './structured-chat.ts';
 import { proseOfTokens, questionPool } from './texts.ts';
 
 const gpu = installGpuMeter();
@@ -306,6 +307,16 @@ const api = {
       model_ms: modelMs - m0,
       text,
     };
+  },
+
+  /** A greedy streamed chat from cold under `responseFormat` (null: none), with the grammar's share timed (structured-chat.ts). */
+  structuredChat(messages: Message[], maxNew: number, responseFormat: unknown | null) {
+    return structuredChat(engine!, call().id, messages, maxNew, responseFormat);
+  },
+
+  /** Milliseconds of masking one step's logits (maskedArgmax) on the last constrained run's masks. */
+  maskingMs() {
+    return maskingMs(need().vocabSize);
   },
 
   /** Keeps the loaded model's bound on the logits of one pass, or lifts it (`off`); reports the bound and the most tokens a pass then feeds. */

@@ -76,6 +76,14 @@ const result: BenchResult = {
   prefix_cache_chat: [
     { model: 'm', device: 'wasm', dtype: 'fp32', system_tokens: 480, prompt_tokens: 520, cached_tokens: 505, first_ttft_ms: 4000, repeat_ttft_ms: 400, cold_repeat_ttft_ms: 4100, speedup_same_work: 10.25, reps: 1 },
   ],
+  structured: [
+    {
+      device: 'wasm', model: 'm', dtype: 'fp32', prompt_tokens: 120, new_tokens: 64, decode_tps: 20, constrained_decode_tps: 19, token_cost_ratio: 1.053, token_cost_ratio_direct: 1.01,
+      ttft_ms: 500, first_ttft_ms: 800, cached_ttft_ms: 503, cached_ttft_delta_ms: 3, grammar_first_token_ms: 1.5, compile_ms: 300, first_use_ttft_ms: 1500,
+      mask_ms_per_token: 0.4, fill_ms_per_token: 0.3, masking_ms_per_token: 0.1, accept_ms_per_token: 0.05, schema: '{}', reps: 1,
+      samples: { ms_per_token: [50], constrained_ms_per_token: [52.6], ttft_ms: [500], first_ttft_ms: [800], cached_ttft_ms: [503], grammar_first_token_ms: [1.5] },
+    },
+  ],
   peer_agreement: [{ model: 'm', dtype: 'q4', bound: 0.25, pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
   load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
   memory: [
@@ -94,6 +102,7 @@ describe('bench report writers', () => {
     for (const k of ['ttft_ms', 'decode_tps', 'baseline_ttft_ms', 'baseline_decode_tps', 'followup_ttft_ms', 'cold_followup_ttft_ms']) expect(json.chat[0]).toHaveProperty(k);
     for (const k of ['model', 'device', 'phase', 'model_bytes', 'renderer_peak_rss_bytes']) expect(json.memory[0]).toHaveProperty(k);
     for (const k of ['model', 'device', 'state_tokens', 'questions', 'first_ms', 'repeat_ms', 'cached_tokens']) expect(json.prefix_cache[0]).toHaveProperty(k);
+    for (const k of ['model', 'device', 'decode_tps', 'constrained_decode_tps', 'first_ttft_ms', 'cached_ttft_ms', 'mask_ms_per_token']) expect(json.structured[0]).toHaveProperty(k);
   });
 
   it('render tables and an SVG chart, and replace only the generated block of the document', () => {
@@ -102,6 +111,7 @@ describe('bench report writers', () => {
     expect(block).toContain('| m · wasm · fp32 | 512 | 4 | 6.00 s | 1.00 s | 6.00× | 5.90 s | 5.90× | 560 | 700 / 140 / 700 | 3.0e-8 | 1 |');
     expect(block).toContain('| m · wasm · fp32 | 480 tokens | 4.00 s | 400 ms | 4.10 s | 10.25× | 505 / 520 | 1 |');
     expect(block).toContain('abc1234-dirty');
+    expect(block).toContain("| m · wasm · fp32 | 120 → 64 | 19.00 / 20.00 tok/s | 1.05× (grammar's own time: 1.010×) | 500 ms / 800 ms / 503 ms | 1.50 (TTFT Δ 3.0) | 300 ms | 0.40 (0.30 + 0.10) | 1.50 s | 1 |");
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
     // and each side's serving peak beside the bytes of the file it loaded
     expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× | 400 MiB (80 MiB) | 500 MiB (100 MiB) | 3 |');
