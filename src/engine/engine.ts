@@ -8,7 +8,7 @@ import {
   type DecisionResponse,
   type ModelList,
 } from '../contract/index.ts';
-import type { CallHandle, DebugAction, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import { idleStatus, type CallHandle, type DebugAction, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../protocol/engine-api.ts';
 import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat/chat.ts';
 import { GrammarCache } from './grammar/grammar-cache.ts';
@@ -40,6 +40,7 @@ import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './loa
 import { TaskQueue } from './runtime/task-queue.ts';
 import { MODEL_CACHE } from './load/integrity-cache.ts';
 import { webgpuDevice, type GpuDeviceLike } from './runtime/webgpu-device.ts';
+import { engineMemory, weightFiles } from './memory.ts';
 
 export interface EngineConfig {
   runtime: RuntimeConfig;
@@ -85,7 +86,9 @@ export class Engine implements EngineApi {
   /** Resolves with what happened once the WebGPU device the model runs on is lost. */
   #deviceLoss: Promise<string> | null = null;
   #loading: Promise<LanguageModel> | null = null;
-  #status: Omit<EngineStatus, 'prefixCache'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, int8Projections: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 } };
+  /** The loaded model's weight files' bytes (EngineStatus.memory.modelBytes). */
+  #modelBytes = 0;
+  #status: Omit<EngineStatus, 'prefixCache' | 'memory'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, int8Projections: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 } };
 
   constructor(config: EngineConfig) {
     this.#config = config;
@@ -139,7 +142,9 @@ export class Engine implements EngineApi {
     }
   }
 
-  async #loadOn(options: LoadOptions, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
+  async #loadOn(options: LoadOptions, heard: (e: LoadEvent) => void): Promise<LanguageModel> {
+    const weights = weightFiles(heard);
+    const onEvent = weights.onEvent;
     applyRuntimeConfig({ ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}) }, options.host);
     const source: ModelSource & Partial<CheckedModelSource> =
       this.#config.source?.(options) ?? httpSource(options, { cacheName: this.#config.runtime.modelCache ? MODEL_CACHE : null });
@@ -170,6 +175,7 @@ export class Engine implements EngineApi {
     }
     const old = this.#lm;
     this.#lm = lm;
+    this.#modelBytes = weights.bytes();
     lm.passHooks = this.#passHooks();
     this.#priors.clear();
     this.#prefixes.reset();
@@ -247,11 +253,33 @@ export class Engine implements EngineApi {
 
   async status(): Promise<EngineStatus> {
     const lm = this.#lm;
+    const prefixCache = this.#prefixes.counters();
     return {
       ...this.#status,
       counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0, residentPasses: lm?.residentPasses ?? 0, liveTensors: lm?.ledger.live ?? 0 },
-      prefixCache: this.#prefixes.counters(),
+      prefixCache,
+      memory: engineMemory(lm, this.#modelBytes, prefixCache),
     };
+  }
+
+  async unload(): Promise<UnloadReport> {
+    await this.#loading?.catch(() => undefined);
+    // In the queue: the requests before it finish; those after it find no model.
+    return this.#queue.run(async () => {
+      const freed = (await this.status()).memory;
+      const lm = this.#lm;
+      this.#lm = null;
+      this.#loading = null;
+      this.#device = null;
+      this.#modelBytes = 0;
+      this.#priors.clear();
+      this.#prefixes.reset();
+      this.#grammars.clear();
+      await lm?.dispose();
+      const { prefixCache: _cache, memory: _memory, ...idle } = idleStatus();
+      this.#status = idle;
+      return { freed, status: await this.status() };
+    });
   }
 
   async clearCache(): Promise<void> {
@@ -359,6 +387,8 @@ export class Engine implements EngineApi {
     try {
       const lm = await this.#ready();
       return await this.#queue.run(async () => {
+        // Unloaded while this request waited its turn.
+        if (this.#lm !== lm) throw new JevError('engine_unavailable', 'The model was unloaded: call load() first.', { param: null });
         this.#serving = controller.signal;
         try {
           return await work(lm, controller.signal);

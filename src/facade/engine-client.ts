@@ -153,6 +153,7 @@ export function engineClient(
     fetch: serveFetch(surface),
     ready,
     load: (options, progress) => load(options, progress),
+    unload: () => api.unload(),
     status: async () => ({ ...(await api.status()), queue: { inFlight: admission.inFlight, maxQueued: admission.maxQueued } }),
     cache: { clear: () => api.clearCache() },
     terminate: () => binding.terminate(),

@@ -106,6 +106,11 @@ export class EngineSupervisor {
       debug: (action: DebugAction) => this.drill(action),
       // A restarted instance starts with an empty cache: clearing a dead one is moot.
       clearCache: () => this.#guard((api) => api.clearCache()),
+      // Unloaded, a restart reloads nothing: the next load says what to load.
+      unload: () => {
+        this.#last = null;
+        return this.#guard((api) => api.unload());
+      },
     };
   }
 

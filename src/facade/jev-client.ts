@@ -1,5 +1,5 @@
 import type { CalibrationProfile, ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
-import type { EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import type { EngineStatus, LoadEvent, LoadOptions, UnloadReport } from '../protocol/engine-api.ts';
 
 /**
  * Fault drills, safe in production (docs/reliability.md): each runs the recovery path a real
@@ -78,6 +78,11 @@ export interface JevClient {
   /** Loads another model (or the same on another device or dtype); calls wait for it. */
   load(options: Partial<LoadOptions>, onProgress?: (event: LoadEvent) => void): Promise<EngineStatus>;
   status(): Promise<EngineStatus>;
+  /**
+   * Frees the model and its caches (`status().memory`) once the calls before it are done, and
+   * resolves with what it freed; later calls are refused (`engine_unavailable`) until `load()`.
+   */
+  unload(): Promise<UnloadReport>;
   /**
    * The prefix cache (docs/prefix-cache.md): `clear()` drops every cached prompt, so that the next
    * requests start cold (a remote client rejects: its server's cache is not reachable from here).

@@ -88,6 +88,9 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
       throw new JevError('unprocessable', 'A remote client serves the models of its server; it loads none itself.', { param: null });
     },
     status,
+    unload: async () => {
+      throw new JevError('unprocessable', "A remote client cannot unload its server's model; it holds none itself.", { param: null });
+    },
     cache: {
       clear: async () => {
         throw new JevError('unprocessable', "A remote client cannot clear its server's prefix cache; the server's own page or library can.", { param: null });

@@ -61,6 +61,8 @@ export interface EngineStatus {
    * that begin the same way (docs/prefix-cache.md). Counters since the model loaded.
    */
   prefixCache: PrefixCacheStatus;
+  /** What the engine holds in memory now (docs/memory.md, "Memory you can see"); `unload()` frees it. */
+  memory: MemoryStatus;
   error: string | null;
   /**
    * The facade's queue (absent in the engine's own status): requests in flight (served or
@@ -84,7 +86,37 @@ export function idleStatus(): EngineStatus {
     error: null,
     counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
     prefixCache: { entries: 0, tokens: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0, cachedTokens: 0, evictions: 0 },
+    memory: noMemory(),
   };
+}
+
+/**
+ * The memory an engine holds, in bytes; null where it cannot be known here. Between requests
+ * these are all it holds: a request's own key/value cache lives only while it runs.
+ */
+export interface MemoryStatus {
+  /** The loaded model's weights: the bytes of its graph and external-data files (`onnx/…`). 0 with no model. */
+  modelBytes: number;
+  /** Key/value caches held between requests: the prefix cache's (`prefixCache.bytes`). */
+  kvCacheBytes: number;
+  /**
+   * onnxruntime's wasm memory, which holds the weights and caches on wasm; null before a pass
+   * that stayed in it (see `counters.wasmHeapBytes`), on WebGPU, in Node and without cross-origin isolation.
+   */
+  wasmHeapBytes: number | null;
+  /** WebGPU buffers: null (onnxruntime-web does not expose its buffer pool); on WebGPU the weights and caches live there. */
+  webgpuBufferBytes: number | null;
+}
+
+/** An engine with no model holds nothing. */
+export function noMemory(): MemoryStatus {
+  return { modelBytes: 0, kvCacheBytes: 0, wasmHeapBytes: null, webgpuBufferBytes: null };
+}
+
+/** What `unload()` freed (the memory the engine held just before), and the engine's status after (idle). */
+export interface UnloadReport {
+  freed: MemoryStatus;
+  status: EngineStatus;
 }
 
 export interface PrefixCacheStatus {
@@ -137,4 +169,9 @@ export interface EngineApi {
   debug(action: DebugAction): Promise<boolean>;
   /** Drops every cached prefix (the next requests start cold); resolves once they are freed. */
   clearCache(): Promise<void>;
+  /**
+   * Frees the model and its caches once the requests before it are done; requests after it are
+   * refused with `engine_unavailable` until the next `load`. Resolves with what it freed.
+   */
+  unload(): Promise<UnloadReport>;
 }

@@ -9,7 +9,7 @@ import {
   type DecisionResponse,
   type ModelList,
 } from '../contract/index.ts';
-import { idleStatus, type CallHandle, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions } from '../protocol/engine-api.ts';
+import { idleStatus, type CallHandle, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../protocol/engine-api.ts';
 import { decide } from '../engine/decision/decide.ts';
 import { PriorCache } from '../engine/decision/prior-cache.ts';
 import { refuseFarPastContext } from '../engine/model/context-bound.ts';
@@ -149,6 +149,10 @@ export class RemoteEngine implements EngineApi {
 
   async clearCache(): Promise<void> {
     throw new JevError('unprocessable', "The serving engine's prefix cache is its own (SGLang: POST /flush_cache; vLLM: POST /reset_prefix_cache); this server holds none.", { param: null });
+  }
+
+  async unload(): Promise<UnloadReport> {
+    throw new JevError('unprocessable', "The serving engine's memory is its own; this server holds only a tokenizer, and unloads nothing.", { param: null });
   }
 
   /** Runs one request once the model is loaded, concurrently with others, cancellable by its call id. */

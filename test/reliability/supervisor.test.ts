@@ -92,6 +92,7 @@ function fakeInstance(options: FakeOptions = {}): FakeInstance {
     chat: (b, c, on) => live(engine.chat(b, c, on)),
     cancel: (id) => live(engine.cancel(id)),
     clearCache: () => live(engine.clearCache()),
+    unload: () => live(engine.unload()),
     debug: (action) => {
       if (action.type === 'lose-device' && options.onWebGpu) {
         setTimeout(() => kill({ type: 'device-lost', message: 'The WebGPU device was lost (destroyed).' }));

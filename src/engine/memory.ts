@@ -1,0 +1,34 @@
+import type { LoadEvent, MemoryStatus, PrefixCacheStatus } from '../protocol/engine-api.ts';
+import type { LanguageModel } from './model/language-model.ts';
+
+/**
+ * Hears a load's progress and keeps the size of each weight file it read (`onnx/<graph>.onnx`
+ * and its `_data` files): the model's bytes (MemoryStatus.modelBytes). A fallback from WebGPU to
+ * wasm reads the same files again, counted once.
+ */
+export function weightFiles(onEvent: (e: LoadEvent) => void): { onEvent: (e: LoadEvent) => void; bytes(): number } {
+  const sizes = new Map<string, number>();
+  return {
+    onEvent: (e) => {
+      if (e.type === 'file' && e.file.startsWith('onnx/') && Number.isFinite(e.total) && e.total > 0) sizes.set(e.file, e.total);
+      onEvent(e);
+    },
+    bytes: () => [...sizes.values()].reduce((sum, n) => sum + n, 0),
+  };
+}
+
+/**
+ * What an engine holds now. The wasm heap is the language model's reading of it (the last pass
+ * whose outputs stayed in wasm memory, resident-outputs.ts), where it keeps one; read by shape so
+ * that a model that keeps none reads as unknown.
+ */
+export function engineMemory(lm: LanguageModel | null, modelBytes: number, prefixCache: PrefixCacheStatus): MemoryStatus {
+  if (!lm) return { modelBytes: 0, kvCacheBytes: 0, wasmHeapBytes: null, webgpuBufferBytes: null };
+  const heap = (lm as { wasmHeapBytes?: number | null }).wasmHeapBytes;
+  return {
+    modelBytes,
+    kvCacheBytes: prefixCache.bytes,
+    wasmHeapBytes: lm.device === 'wasm' && typeof heap === 'number' ? heap : null,
+    webgpuBufferBytes: null,
+  };
+}
