@@ -1,6 +1,7 @@
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
+import { bundledModels } from './build/bundled-models.ts';
 import { ortFiles, ortUrlRewrite } from './build/ort-files.ts';
 import { ISOLATION_HEADERS } from './src/http/isolation.ts';
 
@@ -11,6 +12,7 @@ export default defineConfig({
   plugins: [
     preact(),
     ortFiles(),
+    bundledModels(),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: 'worker',
@@ -26,7 +28,8 @@ export default defineConfig({
         icons: [{ src: 'icon.svg', sizes: 'any', type: 'image/svg+xml' }],
       },
       injectManifest: {
-        globPatterns: ['**/*.{js,mjs,css,html,wasm,svg,webmanifest}'],
+        // The bundled model's files too (build/bundled-models.ts): the page answers offline from the first visit.
+        globPatterns: ['**/*.{js,mjs,css,html,wasm,svg,webmanifest}', 'bundled/**/*'],
         maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
       },
       devOptions: { enabled: true, type: 'module' },

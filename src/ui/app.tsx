@@ -55,7 +55,7 @@ export function App({ client, engine, progress, decision, chat, profiles, update
       </header>
       <div class="layout">
         <aside class="sidebar">
-          <ModelPanel engine={engine} progress={progress} webgpu={webgpu} />
+          <ModelPanel client={client} engine={engine} progress={progress} webgpu={webgpu} />
         </aside>
         <main id="workspace" class="workspace" tabIndex={-1}>
           <Tabs

@@ -21,8 +21,11 @@ export interface EngineState {
   /** What the page's address asked for. */
   initial: LoadTarget;
   current: Signal<EnginePhase>;
-  /** Loads another model, device or dtype through `client.load`; progress starts afresh. */
-  load(target: Omit<LoadTarget, 'host'>): Promise<void>;
+  /**
+   * Loads another model, device or dtype through `client.load`, from `host` where given (the
+   * bundled model's), else from the host of the load before; progress starts afresh.
+   */
+  load(target: Omit<LoadTarget, 'host'> & { host?: string }): Promise<void>;
 }
 
 /**
@@ -54,11 +57,11 @@ export function createEngineState(client: JevClient, initial: LoadTarget, progre
     initial,
     current,
     async load(choice) {
-      const target = { ...choice, host: current.value.target.host };
+      const target = { ...choice, host: choice.host ?? current.value.target.host };
       const startedAt = performance.now();
       progress.reset();
       current.value = { phase: 'loading', target, startedAt };
-      const loading = client.load({ model: target.model, device: target.device, dtype: target.dtype });
+      const loading = client.load({ model: target.model, host: target.host, device: target.device, dtype: target.dtype });
       follow(target, startedAt, loading, true);
       await loading.catch(() => undefined);
     },

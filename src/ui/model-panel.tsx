@@ -1,16 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { JevClient } from '../facade/jev-client.ts';
+import { DEFAULT_HOST } from '../facade/defaults.ts';
 import type { DeviceChoice, DtypeChoice } from '../protocol/engine-api.ts';
+import { BUNDLED_CHOICE, BUNDLED_MODEL, bundledHost, isBundled } from './bundled-model.ts';
+import { BundledOffer } from './bundled-offer.tsx';
 import { CacheStatus } from './cache-status.tsx';
 import { DeviceInfo } from './device-info.tsx';
-import type { EnginePhase, EngineState } from './engine-state.ts';
+import type { EnginePhase, EngineState, LoadTarget } from './engine-state.ts';
 import { formatBytes, formatMs } from './format.ts';
 import type { LoadProgress } from './load-progress.ts';
+import { MemoryFacts } from './memory-facts.tsx';
 import { ModelFacts } from './model-facts.tsx';
-import { dtypesOf, findRegistryModel, MODEL_REGISTRY } from './model-registry.ts';
+import { dtypesOf, findRegistryModel, MODEL_REGISTRY, type RegistryModel } from './model-registry.ts';
 import { ProgressList } from './progress-list.tsx';
 import type { WebGpuSupport } from './webgpu-probe.ts';
 
 interface ModelPanelProps {
+  client: JevClient;
   engine: EngineState;
   progress: LoadProgress;
   webgpu: WebGpuSupport | null;
@@ -42,45 +48,76 @@ function StatusLine({ state }: { state: EnginePhase }) {
   );
 }
 
-/** Which model runs, on which device and dtype; its download, its cache, and the GPU. */
-export function ModelPanel({ engine, progress, webgpu }: ModelPanelProps) {
+/** The select's value for a load target: the bundled model has its own, since its id alone may name a copy elsewhere. */
+function choiceOf(target: LoadTarget): string {
+  return isBundled(target, location.href) ? BUNDLED_CHOICE : target.model;
+}
+
+/** The registry's entry for a choice (the bundled model's own for it). */
+function entryOf(choice: string): RegistryModel | undefined {
+  return choice === BUNDLED_CHOICE ? BUNDLED_MODEL : findRegistryModel(choice);
+}
+
+/**
+ * Where a choice loads from: the app's own origin for the bundled model; leaving it, the host the
+ * address named (or the default, where the address named the bundled one); else the same host.
+ */
+function hostFor(choice: string, engine: EngineState): string | undefined {
+  const here = location.href;
+  if (choice === BUNDLED_CHOICE) return bundledHost(here);
+  if (engine.current.value.target.host !== bundledHost(here)) return undefined;
+  return engine.initial.host === bundledHost(here) ? DEFAULT_HOST : engine.initial.host;
+}
+
+/** Which model runs, on which device and dtype; its download, its cache, its memory, and the GPU. */
+export function ModelPanel({ client, engine, progress, webgpu }: ModelPanelProps) {
   const state = engine.current.value;
-  const [model, setModel] = useState(state.target.model);
+  const [model, setModel] = useState(choiceOf(state.target));
   const [device, setDevice] = useState<DeviceChoice>(state.target.device);
   const [dtype, setDtype] = useState<DtypeChoice>(state.target.dtype);
   const loadKey = `${state.phase}:${state.target.model}:${state.target.device}:${state.target.dtype}`;
 
   // After a load the selection shows what is loaded (the page's address says the same).
   useEffect(() => {
-    setModel(state.target.model);
+    setModel(choiceOf(state.target));
     setDevice(state.target.device);
     setDtype(state.target.dtype);
   }, [loadKey]);
 
-  const dtypes = dtypesOf(model);
-  const entry = findRegistryModel(model);
+  const entry = entryOf(model);
+  const dtypes = model === BUNDLED_CHOICE ? dtypesOf(BUNDLED_MODEL.id, BUNDLED_MODEL) : dtypesOf(model);
   const loading = state.phase === 'loading';
-  const same = state.phase === 'ready' && model === state.target.model && device === state.target.device && dtype === state.target.dtype;
+  const same = state.phase === 'ready' && model === choiceOf(state.target) && device === state.target.device && dtype === state.target.dtype;
   const gpuMissing = webgpu !== null && webgpu.kind !== 'available';
 
   const chooseModel = (id: string) => {
     setModel(id);
-    if (dtype !== 'auto' && !dtypesOf(id).includes(dtype)) setDtype('auto');
+    if (dtype !== 'auto' && !dtypesOf(id, entryOf(id)).includes(dtype)) setDtype('auto');
+  };
+  const loadChoice = (choice: string, on: DeviceChoice, as: DtypeChoice) => {
+    const host = hostFor(choice, engine);
+    void engine.load({ model: choice === BUNDLED_CHOICE ? BUNDLED_MODEL.id : choice, device: on, dtype: as, ...(host ? { host } : {}) });
   };
   const submit = (e: Event) => {
     e.preventDefault();
-    void engine.load({ model, device, dtype });
+    loadChoice(model, device, dtype);
   };
 
   return (
     <section class="panel model-panel" aria-labelledby="model-h">
       <h2 id="model-h">Model</h2>
       <StatusLine state={state} />
+      {state.phase === 'failed' && !isBundled(state.target, location.href) && (
+        <BundledOffer host={state.target.host} reason={state.reason} onLoad={() => loadChoice(BUNDLED_CHOICE, 'auto', 'auto')} />
+      )}
       <form class="stack" onSubmit={submit}>
         <div class="field">
           <label for="model-select">Model</label>
           <select id="model-select" value={model} onChange={(e) => chooseModel(e.currentTarget.value)}>
-            {[...new Set([engine.initial.model, state.target.model])]
+            <option value={BUNDLED_CHOICE}>
+              {BUNDLED_MODEL.label} · {BUNDLED_MODEL.parameters} · bundled, no download
+            </option>
+            {[...new Set([engine.initial, state.target].filter((t) => !isBundled(t, location.href)).map((t) => t.model))]
               .filter((id) => !findRegistryModel(id))
               .map((id) => (
                 <option value={id} key={id}>
@@ -127,7 +164,13 @@ export function ModelPanel({ engine, progress, webgpu }: ModelPanelProps) {
       </form>
       <ProgressList progress={progress} active={loading} failed={state.phase === 'failed'} />
       <h3>Stored in this browser</h3>
-      <CacheStatus host={state.target.host} model={model} refreshKey={loadKey} loaded={state.phase === 'ready' && model === state.target.model} />
+      {state.phase === 'ready' && (
+        <>
+          <h3>Memory</h3>
+          <MemoryFacts client={client} refreshKey={loadKey} />
+        </>
+      )}
+      <CacheStatus host={state.target.host} model={entry === BUNDLED_MODEL ? BUNDLED_MODEL.id : model} refreshKey={loadKey} loaded={state.phase === 'ready' && model === state.target.model} />
       <h3>Graphics</h3>
       <DeviceInfo support={webgpu} status={state.phase === 'ready' ? state.status : null} requested={state.target.device} />
     </section>

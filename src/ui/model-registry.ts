@@ -190,9 +190,8 @@ export function findRegistryModel(id: string): RegistryModel | undefined {
 
 export const ALL_DTYPES: readonly Dtype[] = ['q4f16', 'q4', 'q8', 'fp16', 'fp32'];
 
-/** The dtypes to offer for a model: the registry's, or every one for a model it does not know. */
-export function dtypesOf(id: string): readonly Dtype[] {
-  const entry = findRegistryModel(id);
+/** The dtypes to offer for a model: its entry's (the registry's by default), or every one for a model it does not know. */
+export function dtypesOf(id: string, entry: RegistryModel | undefined = findRegistryModel(id)): readonly Dtype[] {
   return entry ? ALL_DTYPES.filter((d) => entry.files[d] !== undefined) : ALL_DTYPES;
 }
 

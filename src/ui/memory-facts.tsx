@@ -1,0 +1,50 @@
+import { Fragment } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { JevClient } from '../facade/jev-client.ts';
+import type { MemoryStatus } from '../protocol/engine-api.ts';
+import { formatBytes } from './format.ts';
+
+/** How often the panel reads `status().memory` while a model is loaded: the caches change with every request. */
+const EVERY_MS = 2000;
+
+const ROWS: readonly { key: keyof MemoryStatus; label: string; unknown: string }[] = [
+  { key: 'modelBytes', label: 'Model weights', unknown: 'not known' },
+  { key: 'kvCacheBytes', label: 'Key/value caches', unknown: 'not known' },
+  { key: 'wasmHeapBytes', label: 'wasm heap', unknown: 'not known here' },
+  { key: 'webgpuBufferBytes', label: 'WebGPU buffers', unknown: 'not known' },
+];
+
+/** What the loaded engine holds in memory (`status().memory`), read again every few seconds. */
+export function MemoryFacts({ client, refreshKey }: { client: JevClient; refreshKey: string }) {
+  const [memory, setMemory] = useState<MemoryStatus | null>(null);
+  useEffect(() => {
+    let live = true;
+    const read = () =>
+      client.status().then(
+        (s) => live && setMemory(s.memory),
+        () => undefined,
+      );
+    void read();
+    const timer = setInterval(read, EVERY_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [client, refreshKey]);
+  if (!memory) return <p class="muted small-text">Reading…</p>;
+  return (
+    <dl class="facts" data-testid="memory">
+      {ROWS.map(({ key, label, unknown }) => {
+        const value = memory[key];
+        return (
+          <Fragment key={key}>
+            <dt>{label}</dt>
+            <dd data-testid={`memory-${key}`} data-bytes={value ?? undefined}>
+              {value === null ? unknown : formatBytes(value)}
+            </dd>
+          </Fragment>
+        );
+      })}
+    </dl>
+  );
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { bundledHost, isBundled } from '../../src/ui/bundled-model.ts';
+import { pageParams, withParams } from '../../src/ui/page-params.ts';
+
+const PAGE = 'http://127.0.0.1:4173/?model=x';
+
+describe('page parameters and the bundled model', () => {
+  it('reads a relative host against the page: host=bundled is the app\'s own copy', () => {
+    const p = pageParams('?model=TinyStories-656K&host=bundled', PAGE);
+    expect(p.host).toBe('http://127.0.0.1:4173/bundled');
+    expect(p.host).toBe(bundledHost(PAGE));
+    expect(isBundled(p, PAGE)).toBe(true);
+    expect(pageParams('?host=/mirror/', 'http://a.test/app/index.html').host).toBe('http://a.test/mirror');
+    // Absolute hosts are left as they are.
+    expect(pageParams('?host=http://127.0.0.1:9/', PAGE).host).toBe('http://127.0.0.1:9');
+    expect(pageParams('', PAGE).host).toBe('https://huggingface.co');
+  });
+
+  it('writes the host of a load into the address: bundled as host=bundled, the default as none', () => {
+    const bundled = withParams(PAGE, { model: 'TinyStories-656K', host: bundledHost(PAGE), device: 'auto', dtype: 'auto' });
+    expect(new URL(bundled).searchParams.get('host')).toBe('bundled');
+    const hub = withParams(`${PAGE}&host=bundled`, { model: 'HuggingFaceTB/SmolLM2-135M-Instruct', host: 'https://huggingface.co', device: 'wasm', dtype: 'q4' });
+    expect(new URL(hub).searchParams.has('host')).toBe(false);
+    expect(new URL(hub).searchParams.get('device')).toBe('wasm');
+    // Without a host, the address's stays.
+    expect(new URL(withParams(`${PAGE}&host=http%3A%2F%2Fm.test`, { model: 'm', device: 'auto', dtype: 'auto' })).searchParams.get('host')).toBe('http://m.test');
+  });
+});
