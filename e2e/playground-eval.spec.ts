@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { DIST, EXTRA_PORT, MIRROR } from './support/env.ts';
 import { STRICT_CSP, watchViolations } from './support/csp.ts';
@@ -161,6 +162,10 @@ test('an evaluation shows accuracy and Brier score equal to those recomputed fro
       if (names[p.indexOf(Math.max(...p))] !== String(t.labels[key])) wrongWanted.push(`${i + 1}:${key}`);
     }
   });
+  // Past the first 20 rows the rest are one click away.
+  const showAll = page.locator('[data-testid=eval-wrong][data-mode="0"]').getByRole('button', { name: /^Show all/ });
+  if (wrongWanted.length > 20) await showAll.click();
+  else await expect(showAll).toHaveCount(0);
   const wrongShown = await page
     .locator('[data-testid=eval-wrong][data-mode="0"] [data-testid=wrong-item]')
     .evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-line')}:${r.getAttribute('data-key')}`));
@@ -172,6 +177,48 @@ test('an evaluation shows accuracy and Brier score equal to those recomputed fro
   expect(report.object).toBe('evaluation_report');
   expect(report.data).toEqual({ name: 'tickets.jsonl', items: 10 });
   expect(elsewhere, 'nothing left the page').toEqual([]);
+});
+
+test('after eval/sentiment.jsonl (120 items) the wrong answers show 20 rows each, the rest on "Show all", and download whole as JSONL', async ({ page }) => {
+  test.setTimeout(300_000);
+  await open(page);
+  const items = readFileSync(new URL('../eval/sentiment.jsonl', import.meta.url), 'utf8');
+  await upload(page, 'sentiment.jsonl', items);
+  await expect(page.getByTestId('eval-set')).toContainText('sentiment.jsonl: 120 items');
+  await page.getByRole('button', { name: 'Run evaluation' }).click();
+  await expect(page.getByTestId('eval-results')).toBeVisible({ timeout: 240_000 });
+  const lists = page.getByTestId('eval-wrong');
+  expect(await lists.count()).toBeGreaterThanOrEqual(2);
+  const report = (await page.evaluate(() => document.querySelector('[data-testid=eval-wrong] summary')!.textContent)) ?? '';
+  const total = Number(/: (\d+)/.exec(report)?.[1]);
+  expect(total, `a random model gets many of 240 answers wrong (${report})`).toBeGreaterThan(20);
+  for (let i = 0; i < (await lists.count()); i++) {
+    const list = lists.nth(i);
+    await list.locator('summary').evaluate((s) => ((s.parentElement as HTMLDetailsElement).open = true));
+    const n = await list.getByTestId('wrong-item').count();
+    expect(n, `list ${i} opens with at most 20 rows`).toBeLessThanOrEqual(20);
+  }
+  const first = lists.first();
+  await expect(first.getByTestId('wrong-item')).toHaveCount(20);
+  await expect(first.getByTestId('wrong-count')).toHaveText(`The first 20 of ${total}.`);
+
+  const download = page.waitForEvent('download');
+  await first.getByRole('button', { name: `Download all ${total} (JSONL)` }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe('wrong-calibrate-off.jsonl');
+  const text = await (await file.createReadStream()).toArray().then((c) => Buffer.concat(c).toString('utf8'));
+  const rows = text.trim().split('\n').map((l) => JSON.parse(l) as { line: number; key: string; expected: string; got: string; state: string });
+  expect(rows).toHaveLength(total);
+  for (const r of rows) {
+    expect(r.expected).not.toBe(r.got);
+    expect(items.split('\n')[r.line - 1]).toContain(JSON.stringify(r.state).slice(1, -1).slice(0, 40));
+  }
+
+  await first.getByRole('button', { name: `Show all ${total}` }).click();
+  await expect(first.getByTestId('wrong-item')).toHaveCount(total);
+  const shown = await first.getByTestId('wrong-item').evaluateAll((trs) => trs.map((t) => `${t.getAttribute('data-line')}:${t.getAttribute('data-key')}`));
+  expect(shown).toEqual(rows.map((r) => `${r.line}:${r.key}`));
+  await expect(first.getByRole('button', { name: /^Show all/ })).toHaveCount(0);
 });
 
 test('a malformed line shows its line and field; a CSV takes the form questions; Stop stops a run and the engine keeps serving', async ({ page }) => {

@@ -3,15 +3,24 @@
  * expected, what the model answered, the probability it gave the expected answer, and the start
  * of the state. Also the items whose request failed.
  */
+import { useState } from 'preact/hooks';
 import type { EvaluationMode } from '../evaluation/types.ts';
+import { DownloadButton } from './download-button.tsx';
 import { modeLabel } from './eval-mode-label.ts';
 import { formatPercent } from './format.ts';
 
-/** Rows shown per pass; the rest are in report.json. */
-export const WRONG_SHOWN = 200;
+/** Rows shown per pass at first, so that a long list does not run the page on for screens; "Show all" shows the rest. */
+export const WRONG_SHOWN = 20;
+
+/** A pass's wrong answers as JSON Lines, one row a line, every field (the state whole). */
+function wrongJsonl(mode: EvaluationMode): string {
+  return mode.wrong.map((w) => JSON.stringify(w)).join('\n') + '\n';
+}
 
 export function EvalWrong({ mode, index }: { mode: EvaluationMode; index: number }) {
-  const shown = mode.wrong.slice(0, WRONG_SHOWN);
+  const [all, setAll] = useState(false);
+  const shown = all ? mode.wrong : mode.wrong.slice(0, WRONG_SHOWN);
+  const fileName = `wrong-${modeLabel(mode).replace(/[^\w]+/g, '-').replace(/^-|-$/g, '')}.jsonl`;
   return (
     <details class="eval-wrong" open={index === 0} data-testid="eval-wrong" data-mode={index}>
       <summary>
@@ -61,10 +70,20 @@ export function EvalWrong({ mode, index }: { mode: EvaluationMode; index: number
           </table>
         </div>
       )}
-      {mode.wrong.length > shown.length && (
-        <p class="muted small-text">
-          The first {shown.length} of {mode.wrong.length}; report.json has them all.
-        </p>
+      {mode.wrong.length > 0 && (
+        <div class="wrong-more">
+          {mode.wrong.length > shown.length && (
+            <>
+              <span class="muted small-text" data-testid="wrong-count">
+                The first {shown.length} of {mode.wrong.length}.
+              </span>
+              <button type="button" class="button small" onClick={() => setAll(true)}>
+                Show all {mode.wrong.length}
+              </button>
+            </>
+          )}
+          <DownloadButton fileName={fileName} text={() => wrongJsonl(mode)} type="application/x-ndjson" label={`Download all ${mode.wrong.length} (JSONL)`} />
+        </div>
       )}
     </details>
   );
