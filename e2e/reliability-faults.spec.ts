@@ -4,6 +4,9 @@
 // wasm after a device loss), and the next request is served, without reloading the page.
 import { expect, test, type Page } from '@playwright/test';
 import { openApp, unhandledIn } from './reliability-support.ts';
+import { GENERATED, MIRROR } from './support/env.ts';
+import { startModelHost } from './support/model-host.ts';
+import { outcomeDiff } from '../test/reliability/workload.ts';
 
 const LONG = { model: 'jev', messages: [{ role: 'user', content: 'Tell a very long story.' }], max_tokens: 600, stop: [], temperature: 0.8, seed: 11, stream: true };
 
@@ -117,20 +120,6 @@ for (const mode of ['throw', 'exit'] as const) {
   });
 }
 
-test('the worker hangs (alive, looping, answering nothing): the watchdog sees it, requests in flight fail with engine_unavailable, the worker is replaced, the next is served', async ({ page }) => {
-  const errors = await openApp(page);
-  const before = await answers(page);
-  await page.evaluate(() => ((window as any).__notReloaded = true));
-  // The drill resolves once the watchdog has seen the hang (limits.hangAfterMs, 15 s by default).
-  const out = await drill(page, 'hang', 'facade');
-  expectFailed(out, /The engine stopped while serving this request \(the engine worker stopped answering for [\d.]+ s between forward passes \(allowed: 15 s\)\); it restarted by itself/);
-  expect(out.restarts).toBe(1);
-  expect(await answers(page)).toEqual(before);
-  expect(await page.evaluate(() => (window as any).__notReloaded)).toBe(true);
-  expect(errors).toEqual([]);
-  expect(await unhandledIn(page)).toEqual([]);
-});
-
 test('three crashes in a row (uncaught error, exit, uncaught error): each time the next request is served with the same answers', async ({ page }) => {
   const errors = await openApp(page);
   const before = await answers(page);
@@ -171,4 +160,120 @@ test('the WebGPU device is lost: requests in flight fail with engine_unavailable
   expect(await unhandledIn(page)).toEqual([]);
   // A page on wasm has no device to lose.
   expect(await page.evaluate(() => (window as any).jev.debug.loseDevice())).toBe(false);
+});
+
+// Concurrency under faults: 200 requests at once (10 bodies: decisions, plain and streamed chats;
+// half through the facade, half through the service worker) while a fault strikes. Each one is
+// answered, or refused with a status that says to send it again (503, 429); none hangs (a generous
+// deadline in the page), none ends twice; each answer equals the same body served alone.
+const STORM_SEED = 3434;
+const RETRIABLE = new Set(['503 engine_unavailable', '503 model_load_failed', '429 queue_full']);
+
+type Strike = 'exit' | 'hang' | 'lose-device' | { loadFrom: string };
+
+function storm(page: Page, strike: Strike, strikeAfter = 10): Promise<{ results: any[]; struck: unknown }> {
+  return page.evaluate(
+    ({ strike, strikeAfter, seed }) => {
+      const R = (window as any).jevReliability;
+      const jev = (window as any).jev;
+      const act = () =>
+        typeof strike === 'object'
+          ? jev.load({ model: 'tiny-random-llama', host: strike.loadFrom, device: 'wasm', dtype: 'fp32' }).then(
+              () => 'loaded',
+              (e: any) => `${e.status} ${e.code}`,
+            )
+          : strike === 'lose-device'
+            ? jev.debug.loseDevice()
+            : jev.debug.crashWorker(strike);
+      return R.storm({ jev, fetch: fetch.bind(window) }, { seed, strikeAfter, strike: act, deadlineMs: 150_000 });
+    },
+    { strike, strikeAfter, seed: STORM_SEED },
+  );
+}
+
+const lone = (page: Page): Promise<unknown[]> => page.evaluate((seed) => (window as any).jevReliability.loneAnswers({ jev: (window as any).jev, fetch: fetch.bind(window) }, seed), STORM_SEED);
+
+/** Checks a storm's results; returns its counts (answered, and refused by status and code), as docs/reliability.md quotes them. */
+function expectStorm(results: any[], ...loneSets: unknown[][]): Record<string, number> {
+  expect(results).toHaveLength(200);
+  const counts: Record<string, number> = {};
+  const wrong: string[] = [];
+  for (const r of results) {
+    const key = r.outcome === 'refused' ? `${r.status} ${r.code}` : r.outcome;
+    counts[key] = (counts[key] ?? 0) + 1;
+    const where = `request ${r.r} (${r.kind}${r.stream ? ', streamed' : ''}, ${r.via})`;
+    if (r.ends !== 1) wrong.push(`${where}: ${r.ends} ends`);
+    if (r.outcome === 'hung' || r.outcome === 'broken') wrong.push(`${where}: ${r.outcome} ${r.message ?? ''}`);
+    if (r.outcome === 'refused' && !RETRIABLE.has(key)) wrong.push(`${where}: refused ${key} (${r.message}), not retriable`);
+    if (r.outcome === 'answered' && !loneSets.some((set) => outcomeDiff(r.answer, set[r.job]).length === 0)) {
+      wrong.push(`${where}: ${JSON.stringify(r.answer)} differs from the body served alone: ${outcomeDiff(r.answer, loneSets[0]![r.job]).join('; ')}`);
+    }
+  }
+  expect(wrong).toEqual([]);
+  return counts;
+}
+
+// The worker killed (it closes itself: no error event, seen by the Web Lock), or hung (alive,
+// looping, answering nothing: seen by the watchdog after limits.hangAfterMs, 15 s by default).
+const STOPPED = {
+  exit: /^The engine stopped while serving this request \(.+\); it restarted by itself/,
+  hang: /^The engine stopped while serving this request \(the engine worker stopped answering for [\d.]+ s (between forward passes|in a forward pass of \d+ tokens?) \(allowed: [\d.]+ s\)\); it restarted by itself/,
+};
+for (const drill of ['exit', 'hang'] as const) {
+  test(`200 concurrent requests (facade and HTTP) while the worker ${drill === 'exit' ? 'is killed' : 'hangs'}: each answered as alone or refused retriable, none hangs, none twice; the worker replaced, no page reload`, async ({ page }) => {
+    test.setTimeout(240_000);
+    const errors = await openApp(page);
+    const alone = await lone(page);
+    await page.evaluate(() => ((window as any).__notReloaded = true));
+    const out = await storm(page, drill);
+    expect(out.struck).toBe(true);
+    const counts = expectStorm(out.results, alone);
+    console.log(`storm, worker ${drill}: ${JSON.stringify(counts)}`);
+    expect(counts['503 engine_unavailable'] ?? 0).toBeGreaterThan(0);
+    for (const r of out.results.filter((r) => r.outcome === 'refused')) expect(r.message).toMatch(STOPPED[drill]);
+    expect(await page.evaluate(() => (window as any).jev.debug.restarts())).toBe(1);
+    // Served again, as alone, by the new worker, in the same page.
+    expect(await lone(page)).toEqual(alone);
+    expect(await page.evaluate(() => (window as any).__notReloaded)).toBe(true);
+    expect(errors).toEqual([]);
+    expect(await unhandledIn(page)).toEqual([]);
+  });
+}
+
+test('200 concurrent requests (facade and HTTP) while the WebGPU device is lost: each answered as alone (on WebGPU or on wasm) or refused retriable', async ({ page }) => {
+  test.setTimeout(240_000);
+  const errors = await openApp(page, 'webgpu');
+  const onGpu = await lone(page);
+  const out = await storm(page, 'lose-device', 3);
+  expect(out.struck).toBe(true);
+  const onWasm = await lone(page);
+  expect((await page.evaluate(() => (window as any).jev.status())).device).toBe('wasm');
+  const counts = expectStorm(out.results, onGpu, onWasm);
+  console.log(`storm, device lost: ${JSON.stringify(counts)}`);
+  expect(errors).toEqual([]);
+  expect(await unhandledIn(page)).toEqual([]);
+});
+
+test('200 concurrent requests (facade and HTTP) while a model load loses its network half-way: each refused retriable, none hangs; the load again serves them as alone', async ({ page }) => {
+  test.setTimeout(240_000);
+  const errors = await openApp(page);
+  const alone = await lone(page);
+  // Another host of the same files (so nothing comes from the browser's cache), whose model
+  // files break off after half their bytes, as a connection lost mid-download.
+  const cut = await startModelHost([GENERATED], 0, { breakOff: (path) => path.includes('/onnx/') });
+  try {
+    const out = await storm(page, { loadFrom: cut.url }, 0);
+    expect(out.struck).toBe('503 model_load_failed');
+    expect(cut.requests.some((r) => r.includes('/onnx/'))).toBe(true);
+    const counts = expectStorm(out.results, alone);
+    console.log(`storm, network cut mid-load: ${JSON.stringify(counts)}`);
+    expect(counts['answered'] ?? 0).toBe(0);
+  } finally {
+    await cut.close();
+  }
+  // The network back (the first host): loaded again, the same bodies are served as alone.
+  await page.evaluate((host) => (window as any).jev.load({ model: 'tiny-random-llama', host, device: 'wasm', dtype: 'fp32' }), MIRROR);
+  expect(await lone(page)).toEqual(alone);
+  expect(errors).toEqual([]);
+  expect(await unhandledIn(page)).toEqual([]);
 });

@@ -9,7 +9,7 @@ export const HARNESS_BUNDLE = resolve(REPO, 'node_modules/.cache/jev-e2e-reliabi
 
 /** Bundles the reliability workload (generator of malformed requests, mixed jobs) for the page. */
 export async function buildHarness(): Promise<string> {
-  const sources = [...['browser-harness.ts', 'malformed.ts', 'workload.ts'].map((f) => `test/reliability/${f}`), ...['arbitraries.ts', 'campaign.ts', 'json-text.ts', 'probes.ts'].map((f) => `test/fuzz/${f}`)].map(
+  const sources = [...['browser-harness.ts', 'malformed.ts', 'workload.ts', 'storm.ts'].map((f) => `test/reliability/${f}`), ...['arbitraries.ts', 'campaign.ts', 'json-text.ts', 'probes.ts'].map((f) => `test/fuzz/${f}`), 'scripts/soak/mix.ts'].map(
     (f) => statSync(resolve(REPO, f)).mtimeMs,
   );
   if (existsSync(HARNESS_BUNDLE) && statSync(HARNESS_BUNDLE).mtimeMs > Math.max(...sources)) return HARNESS_BUNDLE;

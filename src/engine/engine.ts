@@ -56,6 +56,13 @@ export interface EngineConfig {
   prefixCacheBytes?: number;
 }
 
+/**
+ * How long a request that failed on WebGPU waits for the device's `lost` to settle before it is
+ * reported as an engine_error (#failure): the loss goes through the GPU process, which a loaded
+ * machine may take seconds to answer (500 ms was too short under 200 concurrent requests).
+ */
+const DEVICE_LOSS_GRACE_MS = 5_000;
+
 /** What a host offers the engine: see protocol/supervision.ts and docs/reliability.md. */
 export interface EngineHost {
   /** The engine cannot go on here (its WebGPU device was lost): the supervisor restarts it. */
@@ -83,12 +90,15 @@ export class Engine implements EngineApi {
   #serving: AbortSignal | null = null;
   #lm: LanguageModel | null = null;
   #device: GpuDeviceLike | null = null;
+  /** The device whose loss #deviceLoss reports, and the one the lose-device drill destroyed. */
+  #watched: GpuDeviceLike | null = null;
+  #destroyed: GpuDeviceLike | null = null;
   /** Resolves with what happened once the WebGPU device the model runs on is lost. */
   #deviceLoss: Promise<string> | null = null;
   #loading: Promise<LanguageModel> | null = null;
   /** The loaded model's weight files' bytes (EngineStatus.memory.modelBytes). */
   #modelBytes = 0;
-  #status: Omit<EngineStatus, 'prefixCache' | 'memory'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, int8Projections: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 } };
+  #status: Omit<EngineStatus, 'prefixCache' | 'memory'> = { state: 'idle', model: null, version: null, device: null, dtype: null, contextLength: null, threads: null, adapter: null, int8Projections: null, error: null, counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null } };
 
   constructor(config: EngineConfig) {
     this.#config = config;
@@ -192,7 +202,7 @@ export class Engine implements EngineApi {
       adapter: resolved.adapter,
       int8Projections: lm.int8Projections,
       error: null,
-      counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
+      counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null },
     };
     if (lm.device === 'webgpu') await this.#watchDevice();
     return lm;
@@ -256,7 +266,7 @@ export class Engine implements EngineApi {
     const prefixCache = this.#prefixes.counters();
     return {
       ...this.#status,
-      counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0, residentPasses: lm?.residentPasses ?? 0, liveTensors: lm?.ledger.live ?? 0 },
+      counters: { tokensFed: lm?.tokensFed ?? 0, forwardPasses: lm?.forwardCalls ?? 0, residentPasses: lm?.residentPasses ?? 0, liveTensors: lm?.ledger.live ?? 0, wasmHeapBytes: lm?.wasmHeapBytes ?? null },
       prefixCache,
       memory: engineMemory(lm, this.#modelBytes, prefixCache),
     };
@@ -323,9 +333,14 @@ export class Engine implements EngineApi {
     switch (action.type) {
       case 'crash':
         return this.#config.host?.crash(action.mode) ?? false;
-      case 'lose-device':
-        this.#device?.destroy();
-        return this.#device !== null;
+      case 'lose-device': {
+        const device = this.#device;
+        if (!device) return false;
+        // Known here at once, before the device's `lost` settles: requests failing meanwhile report the loss (#failure).
+        this.#destroyed = device;
+        device.destroy();
+        return true;
+      }
       case 'hold':
         this.#gate.hold(action.after);
         return true;
@@ -356,6 +371,7 @@ export class Engine implements EngineApi {
     const device = await webgpuDevice();
     if (!device || device === this.#device) return;
     this.#device = device;
+    this.#watched = device;
     this.#deviceLoss = device.lost.then((info) => {
       const message = `The WebGPU device was lost (${info.reason ?? 'unknown'}${info.message ? `: ${info.message}` : ''}).`;
       if (this.#device !== device) return message;
@@ -368,14 +384,17 @@ export class Engine implements EngineApi {
 
   /**
    * The error a failed request answers with. A fault of the model on WebGPU may be the device
-   * going away, whose `lost` promise settles a moment after the failing call: it is then that
-   * loss (engine_unavailable, the engine restarts on wasm), not an engine_error.
+   * going away, whose `lost` promise settles after the failing call (through the GPU process: on
+   * a loaded machine, seconds later): it is then that loss (engine_unavailable, the engine
+   * restarts on wasm), not an engine_error. A device the engine destroyed itself (the drill) is
+   * lost for certain, so its loss is awaited; otherwise it is awaited for DEVICE_LOSS_GRACE_MS.
    */
   async #failure(e: unknown): Promise<JevError> {
     const error = toJevError(e);
     const loss = this.#deviceLoss;
     if (error.code !== 'engine_error' || !loss || this.#lm?.device !== 'webgpu') return error;
-    const lost = await Promise.race([loss, new Promise<null>((resolve) => setTimeout(() => resolve(null), 500))]);
+    const certain = this.#destroyed !== null && this.#destroyed === this.#watched;
+    const lost = certain ? await loss : await Promise.race([loss, new Promise<null>((resolve) => setTimeout(() => resolve(null), DEVICE_LOSS_GRACE_MS))]);
     if (lost === null) return error;
     return new JevError('engine_unavailable', `${lost} The engine restarts on wasm: send the request again.`, { param: null, cause: e });
   }

@@ -55,6 +55,13 @@ export interface EngineStatus {
      * one tensor per past key/value input for each of its `prefixCache.entries`.
      */
     liveTensors: number;
+    /**
+     * Bytes of onnxruntime's wasm memory, read from the outputs of the last forward pass that
+     * stayed in it (resident-outputs.ts): a wasm heap only grows, so a figure that keeps rising
+     * between requests is a leak in wasm. null before such a pass, on WebGPU, and where the page
+     * is not cross-origin isolated (outputs are then copied out).
+     */
+    wasmHeapBytes: number | null;
   };
   /**
    * The prefix cache: key/value caches of earlier requests' prompts, reused by later requests
@@ -84,7 +91,7 @@ export function idleStatus(): EngineStatus {
     adapter: null,
     int8Projections: null,
     error: null,
-    counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0 },
+    counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null },
     prefixCache: { entries: 0, tokens: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0, cachedTokens: 0, evictions: 0 },
     memory: noMemory(),
   };

@@ -4,7 +4,7 @@ import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
 import { logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from '../runtime/tensor-ledger.ts';
 import { contextLengthOf, encodeText, positiveInt, type TokenizerModel } from './tokenizer-model.ts';
-import { residesInWasm, withResidentOutputs } from '../runtime/resident-outputs.ts';
+import { residesInWasm, wasmHeapBytes, withResidentOutputs } from '../runtime/resident-outputs.ts';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 
@@ -41,6 +41,8 @@ export class LanguageModel implements TokenizerModel {
   forwardCalls = 0;
   /** Passes whose KV cache stayed in wasm memory (resident-outputs.ts); 0 where outputs are copied. */
   residentPasses = 0;
+  /** onnxruntime's wasm memory in bytes, as the last resident pass's outputs show it (EngineStatus.counters.wasmHeapBytes). */
+  wasmHeapBytes: number | null = null;
   /** 4-bit projections its load rewrote into 8-bit integer products (session-rewrites.ts; EngineStatus.int8Projections). */
   int8Projections = 0;
   /** Every tensor made here or returned by the model, counted until disposed (EngineStatus.counters.liveTensors). */
@@ -204,6 +206,7 @@ export class LanguageModel implements TokenizerModel {
       throw new Error('forward: the model returned no logits');
     }
     if (Object.values(present).some((t) => t.location === 'cpu' && residesInWasm(t.data))) this.residentPasses += 1;
+    this.wasmHeapBytes = wasmHeapBytes(logits.data) ?? this.wasmHeapBytes;
     return { logits, cache: new KvCache(present, total, this.ledger) };
   }
 

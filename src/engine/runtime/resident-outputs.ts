@@ -23,3 +23,11 @@ export function residesInWasm(data: unknown): boolean {
   const buffer = (data as { buffer?: unknown } | null)?.buffer;
   return typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer;
 }
+
+/**
+ * The size of the wasm memory a resident tensor's data is a view over (its shared buffer is that
+ * memory as of the pass that made it); null for a copy.
+ */
+export function wasmHeapBytes(data: unknown): number | null {
+  return residesInWasm(data) ? ((data as { buffer: SharedArrayBuffer }).buffer.byteLength) : null;
+}
