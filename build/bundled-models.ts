@@ -21,7 +21,7 @@ function filesOf(model: string): string[] {
 
 /**
  * Serves the models shipped with the repository from the app's own origin, in the hub's layout,
- * so that the page has a model that loads with no download from elsewhere (docs/playground.md,
+ * so that the page has a model that loads with no download from elsewhere (docs/offline.md,
  * "The bundled model"): emitted into the build (and so into the offline precache), and answered
  * by the dev and preview servers. Any other path under `bundled/` is a 404, never the page's
  * HTML (the engine asks for formats a model may not have, and must hear "no").
