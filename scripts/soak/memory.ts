@@ -1,0 +1,83 @@
+/**
+ * The soak's memory readings of a Chromium: the renderer's resident set (read from /proc through
+ * bench/lib/procs.ts: it includes onnxruntime's wasm memory, which no JS heap figure does) and the
+ * engine worker's JS heap after a full garbage collection, taken after a critical memory-pressure
+ * signal and a GC of the page, so that what stays resident is what is held. The wasm heap, the
+ * tensor ledger and the prefix cache's bytes come from the engine's own status (mix.ts).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Page } from '@playwright/test';
+import { browserTree } from '../../bench/lib/procs.ts';
+import { engineWorkerHeap } from '../../e2e/reliability-support.ts';
+
+export interface MemoryReading {
+  /** The largest renderer's resident set (the page, its engine worker and onnxruntime's threads). */
+  rendererRss: number;
+  /** All of the browser's processes together. */
+  treeRss: number;
+  /** The engine worker's V8 heap in use after a full GC, and its ArrayBuffer backing stores. */
+  workerHeap: number;
+  workerBuffers: number;
+}
+
+/** What a reading needs of a browser: its process tree's marker, a way to settle the page, the worker's heap. */
+export interface MemoryProbe {
+  /** A string on the browser process's command line (its `--user-data-dir=…`). */
+  marker: string;
+  /** Memory pressure (V8 and Chromium's allocators hand free pages back) and a GC of the page. */
+  settle(): Promise<void>;
+  /** The engine worker's heap after a GC. */
+  workerHeap(): Promise<{ used: number; buffers: number }>;
+  /** The bytes of the engine worker's objects after a GC, V8's compiled code left out (a heap snapshot: slow, so sampled less often). */
+  workerObjects?(): Promise<number>;
+}
+
+/** A reader of the memory of the browser `probe` reaches. */
+export function memoryReader(probe: MemoryProbe): () => Promise<MemoryReading> {
+  return async () => {
+    await probe.settle();
+    const worker = await probe.workerHeap();
+    const tree = browserTree(probe.marker);
+    return {
+      rendererRss: Math.max(0, ...tree.filter((p) => p.type === 'renderer').map((p) => p.rss)),
+      treeRss: tree.reduce((s, p) => s + p.rss, 0),
+      workerHeap: worker.used,
+      workerBuffers: worker.buffers,
+    };
+  };
+}
+
+/** The `--user-data-dir` of the Chromium this process launched (as Playwright does): what names its process tree in /proc. */
+function launchedBrowserMarker(): string {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      const dir = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').find((a) => a.startsWith('--user-data-dir='));
+      if (dir) return dir;
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  throw new Error('no Chromium launched by this process was found in /proc');
+}
+
+/**
+ * The probe of a Playwright page (the short soak of `npm test`). Playwright's network tracking
+ * keeps request and response bodies in the renderer (pipe-browser.ts), so its RSS there holds a
+ * generous bound only; `npm run soak` drives Chromium over a pipe instead.
+ */
+export async function playwrightProbe(page: Page): Promise<MemoryProbe> {
+  const heap = await engineWorkerHeap(page);
+  const cdp = await page.context().newCDPSession(page);
+  return {
+    marker: launchedBrowserMarker(),
+    async settle() {
+      await cdp.send('Memory.simulatePressureNotification', { level: 'critical' });
+      await cdp.send('HeapProfiler.collectGarbage');
+    },
+    workerHeap: heap,
+  };
+}
