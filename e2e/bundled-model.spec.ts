@@ -124,3 +124,21 @@ test('?model=TinyStories-656K&host=bundled loads the bundled model directly', as
   await expect(page.locator('#model-select')).toHaveValue('bundled:TinyStories-656K');
   await expect(page.getByTestId('model-facts')).toContainText('Bundled with the app');
 });
+
+test('offline from the first visit: the bundled model loads from the precache, never having been loaded before', async ({ context, page }) => {
+  await hubUnreachable(page);
+  await page.goto('/?device=wasm');
+  await expect(page.getByTestId('engine-status')).toHaveAttribute('data-state', 'failed');
+  // The service worker has precached the build, the bundled model's files among them.
+  await page.waitForFunction(() => navigator.serviceWorker?.ready.then((r) => !!r.active));
+  await page.reload();
+  await page.waitForFunction(() => !!navigator.serviceWorker?.controller);
+  await expect(page.getByTestId('engine-status')).toHaveAttribute('data-state', 'failed');
+  await context.setOffline(true);
+  await page.getByRole('button', { name: 'Load the bundled TinyStories 656K' }).click();
+  await expect(page.getByTestId('engine-status')).toHaveAttribute('data-state', 'ready');
+  const decision = (await page.evaluate(() =>
+    (window as any).jev.decisions.create({ model: 'jev', state: 'A cat slept in the sun.', questions: { cat: { type: 'noul', instructions: 'Is there a cat?' } } }),
+  )) as { answers: Record<string, { noul: number }> };
+  expect(decision.answers['cat']!.noul).toBeGreaterThan(0);
+});

@@ -7,12 +7,15 @@ import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { withIsolationHeaders } from '../src/http/isolation.ts';
 import { isOtherBuildFile } from '../src/engine/runtime/ort-build.ts';
 import { installServiceWorkerRelay } from '../src/http/sw-relay.ts';
+import { routeBundledFiles } from './bundled-files.ts';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
 
 installServiceWorkerRelay(self);
 // Of onnxruntime-web's builds, only the one this browser runs (ort-build.ts): the other is never fetched.
 precacheAndRoute(self.__WB_MANIFEST.filter((entry) => !isOtherBuildFile(typeof entry === 'string' ? entry : entry.url)));
+// The bundled model's files, GET and HEAD, from the precache (bundled-files.ts): it loads offline from the first visit.
+routeBundledFiles(self.registration.scope);
 cleanupOutdatedCaches();
 // The page takes its settings from the query (?model=…&host=…): every navigation gets the shell,
 // cross-origin isolated (wasm threads) also when it comes from the precache offline.
