@@ -108,7 +108,7 @@ export function ModelPanel({ client, engine, progress, webgpu }: ModelPanelProps
       <h2 id="model-h">Model</h2>
       <StatusLine state={state} />
       {state.phase === 'failed' && !isBundled(state.target, location.href) && (
-        <BundledOffer host={state.target.host} reason={state.reason} onLoad={() => loadChoice(BUNDLED_CHOICE, 'auto', 'auto')} />
+        <BundledOffer host={state.target.host} reason={state.reason} onLoad={() => loadChoice(BUNDLED_CHOICE, state.target.device, 'auto')} />
       )}
       <form class="stack" onSubmit={submit}>
         <div class="field">
