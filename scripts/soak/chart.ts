@@ -3,7 +3,7 @@
  * memory figure as a percentage of its level at the warm-up's end, with the ±5 % band; below, the
  * prefix cache's bytes and the live tensors beyond it. Reloads of the model are marked.
  */
-import type { Sample } from './drift.ts';
+import type { Figure, Sample } from './drift.ts';
 
 const W = 760;
 const PANEL = 200;
@@ -27,13 +27,14 @@ export interface ChartOptions {
   warmup: number;
   bound: number;
   reloads: readonly number[];
+  /** Each figure's level (the verdict's: drift.ts); else its first reading after the warm-up. */
+  levels?: Partial<Record<Figure, number>>;
 }
 
 /** The SVG text of `samples`. */
 export function soakChart(samples: readonly Sample[], o: ChartOptions): string {
   const last = samples.at(-1)?.i ?? 1;
   const x = (i: number) => LEFT + ((W - LEFT - RIGHT) * i) / Math.max(1, last);
-  const level = samples.find((s) => s.i >= o.warmup) ?? samples[0];
   const out: string[] = [];
   const h = TOP + 2 * PANEL + GAP + 60;
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="sans-serif" font-size="11">`);
@@ -49,9 +50,9 @@ export function soakChart(samples: readonly Sample[], o: ChartOptions): string {
     out.push(`<line x1="${LEFT}" x2="${W - RIGHT}" y1="${y1(r)}" y2="${y1(r)}" stroke="#ccc"/>`);
     out.push(`<text x="${LEFT - 6}" y="${y1(r) + 4}" text-anchor="end">${r > 0 ? '+' : ''}${(r * 100).toFixed(0)} %</text>`);
   }
-  out.push(`<text x="${LEFT}" y="${top1 - 6}">memory relative to its level at request ${level?.i ?? o.warmup} (grey: ±${(o.bound * 100).toFixed(0)} %)</text>`);
+  out.push(`<text x="${LEFT}" y="${top1 - 6}">memory relative to its level, the median over requests ${o.warmup}–${o.warmup + 99} (grey: ±${(o.bound * 100).toFixed(0)} %)</text>`);
   SERIES.forEach((s, n) => {
-    const base = samples.find((p) => p.i >= o.warmup && p[s.key] !== null)?.[s.key];
+    const base = o.levels?.[s.key] ?? samples.find((p) => p.i >= o.warmup && p[s.key] !== null)?.[s.key];
     if (!base) return;
     const pts = samples.filter((p) => p[s.key] !== null).map((p) => `${x(p.i).toFixed(1)},${y1((p[s.key] as number) / base - 1).toFixed(1)}`);
     out.push(`<polyline fill="none" stroke="${s.colour}" stroke-width="1.5" points="${pts.join(' ')}"/>`);

@@ -1,6 +1,6 @@
 /**
  * `npm run soak -- --minutes M [--requests N] [--seed S] [--reload-every R] [--sample-every K]
- * [--warmup W] [--bound B] [--json FILE] [--svg FILE] [--app DIR]`: one engine, a mixed request
+ * [--warmup W] [--bound B] [--json FILE] [--svg FILE] [--app DIR] [--replot FILE]`: one engine, a mixed request
  * stream (mix.ts) for M minutes (or N requests), in Chromium on the built playground
  * (dist-soak/, built when stale, or --app) with the generated tiny-random-llama, Chromium driven
  * over a DevTools pipe (pipe-browser.ts: Playwright's network tracking would grow the renderer).
@@ -22,7 +22,7 @@ import { browserVersion, commitId, machineDescription } from '../../bench/lib/ma
 import { buildApp, isStale, REPO } from '../eval/app-build.ts';
 import { generateModels } from '../models/generate-models.ts';
 import { GENERATED, MODEL_ROOTS } from '../models/roots.ts';
-import { judge, type Sample } from './drift.ts';
+import { judge, type Drift, type Sample } from './drift.ts';
 import { soakChart } from './chart.ts';
 import { memoryReader } from './memory.ts';
 import { openPipePage } from './pipe-browser.ts';
@@ -42,6 +42,7 @@ const { values } = parseArgs({
     json: { type: 'string', default: 'bench-results/soak.json' },
     svg: { type: 'string', default: 'bench-results/soak.svg' },
     app: { type: 'string' },
+    replot: { type: 'string' },
   },
 });
 const num = (name: keyof typeof values) => {
@@ -58,6 +59,23 @@ const snapshotEvery = Math.max(sampleEvery, num('snapshot-every'));
 const warmup = num('warmup');
 const bound = num('bound');
 const log = (line: string) => console.log(`[soak] ${line}`);
+
+const chartOf = (r: { samples: Sample[]; requests: number; minutes: number; reloads: number[] }, drift: Drift[]) =>
+  soakChart(r.samples, {
+    title: `npm run soak: ${r.requests} requests in ${r.minutes.toFixed(1)} min, ${MODEL} on wasm, Chromium`,
+    warmup,
+    bound,
+    reloads: r.reloads,
+    levels: Object.fromEntries(drift.map((d) => [d.figure, d.level])),
+  });
+// --replot FILE: the verdict and the curve again from a run's JSON, without running anything.
+if (values.replot) {
+  const saved = JSON.parse(readFileSync(values.replot, 'utf8')) as { samples: Sample[]; requests: number; minutes: number; reloads: number[] };
+  const again = judge(saved.samples, { warmup, bound });
+  writeFileSync(values.svg, chartOf(saved, again.drift));
+  log(`${values.replot}: ${again.ok ? 'passed' : `${again.problems.length} problem(s)`}; wrote ${values.svg}`);
+  process.exit(again.ok ? 0 : 1);
+}
 
 await generateModels({ only: MODEL, outDir: GENERATED });
 const app = values.app ?? join(REPO, 'dist-soak');
@@ -134,7 +152,7 @@ await server.close().catch(() => undefined);
 await mirror.close().catch(() => undefined);
 for (const [file, text] of [
   [values.json, JSON.stringify(report, null, 1) + '\n'],
-  [values.svg, soakChart(samples, { title: `npm run soak: ${i} requests in ${report.minutes.toFixed(1)} min, ${MODEL} on wasm, Chromium`, warmup, bound, reloads })],
+  [values.svg, chartOf(report, verdict.drift)],
 ] as const) {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text);
