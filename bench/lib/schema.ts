@@ -210,6 +210,12 @@ export interface StructuredResult {
   token_cost_ratio: number;
   /** (unconstrained ms per token + fill + masking + accept) ÷ unconstrained: the grammar's measured work added to a step, robust to load. */
   token_cost_ratio_direct: number;
+  /** (forward ms + ms outside it under the schema) ÷ (forward ms + ms outside it without), per token: every difference of the step measured, the pass shared. */
+  token_cost_ratio_outside_forward: number;
+  /** Per token after the first, without a schema: the forward pass, and everything else; under the schema, everything else. */
+  forward_ms_per_token: number;
+  other_ms_per_token: number;
+  constrained_other_ms_per_token: number;
   ttft_ms: number; // without a schema, median
   first_ttft_ms: number; // (contract) a schema not seen before: compiled in the first token
   cached_ttft_ms: number; // (contract) the same schema again: its grammar from the cache

@@ -311,7 +311,7 @@ const api = {
 
   /** A greedy streamed chat from cold under `responseFormat` (null: none), with the grammar's share timed (structured-chat.ts). */
   structuredChat(messages: Message[], maxNew: number, responseFormat: unknown | null) {
-    return structuredChat(engine!, call().id, messages, maxNew, responseFormat);
+    return structuredChat(engine!, call().id, messages, maxNew, responseFormat, () => forwardMs);
   },
 
   /** Milliseconds of masking one step's logits (maskedArgmax) on the last constrained run's masks. */

@@ -68,6 +68,9 @@ export interface StructuredChatTimes {
   /** Tokens written, and milliseconds per token after the first. */
   tokens: number;
   ms_per_token: number | null;
+  /** Of which the forward passes, and everything else. */
+  forward_ms_per_token: number | null;
+  other_ms_per_token: number | null;
   prompt_tokens: number;
   finish: string | null;
   /** The grammar's lookup (or compile) and matcher, and the mask fills, during this call. */
@@ -81,7 +84,12 @@ export interface StructuredChatTimes {
   text: string;
 }
 
-export async function structuredChat(engine: Engine, id: string, messages: Message[], maxNew: number, responseFormat: unknown | null): Promise<StructuredChatTimes> {
+/**
+ * `forwardMs`: the bench worker's running total of LanguageModel.forward time, read at the first
+ * token and at the end, so that a decode step's time outside the forward pass (`other_ms_per_token`:
+ * masking, drawing, text, chunks) is known apart from the pass that other load stretches most.
+ */
+export async function structuredChat(engine: Engine, id: string, messages: Message[], maxNew: number, responseFormat: unknown | null, forwardMs: () => number): Promise<StructuredChatTimes> {
   timeGrammars(engine.grammars);
   await engine.clearCache();
   grammarTimes.grammar_ms = 0;
@@ -91,6 +99,7 @@ export async function structuredChat(engine: Engine, id: string, messages: Messa
   lastMasks = [];
   let first = -1;
   let beforeFirst = 0;
+  let forwardAtFirst = 0;
   const t0 = performance.now();
   const res = await engine.chat(
     { model: 'jev', messages, max_tokens: maxNew, temperature: 0, stream: true, ...(responseFormat ? { response_format: responseFormat } : {}) },
@@ -98,11 +107,13 @@ export async function structuredChat(engine: Engine, id: string, messages: Messa
     (chunk: ChatCompletionChunk) => {
       if (first < 0 && chunk.choices[0]?.delta?.content) {
         first = performance.now();
+        forwardAtFirst = forwardMs();
         beforeFirst = grammarTimes.grammar_ms + grammarTimes.fill_ms;
       }
     },
   );
   const end = performance.now();
+  const decodeForward = first < 0 ? 0 : forwardMs() - forwardAtFirst;
   if (first < 0) first = end;
   const n = res.usage.completion_tokens;
   return {
@@ -110,6 +121,8 @@ export async function structuredChat(engine: Engine, id: string, messages: Messa
     total_ms: end - t0,
     tokens: n,
     ms_per_token: n > 1 ? (end - first) / (n - 1) : null,
+    forward_ms_per_token: n > 1 ? decodeForward / (n - 1) : null,
+    other_ms_per_token: n > 1 ? (end - first - decodeForward) / (n - 1) : null,
     prompt_tokens: res.usage.prompt_tokens,
     finish: res.choices[0]!.finish_reason,
     grammar_ms: grammarTimes.grammar_ms,

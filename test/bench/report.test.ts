@@ -78,7 +78,7 @@ const result: BenchResult = {
   ],
   structured: [
     {
-      device: 'wasm', model: 'm', dtype: 'fp32', prompt_tokens: 120, new_tokens: 64, decode_tps: 20, constrained_decode_tps: 19, token_cost_ratio: 1.053, token_cost_ratio_direct: 1.01,
+      device: 'wasm', model: 'm', dtype: 'fp32', prompt_tokens: 120, new_tokens: 64, decode_tps: 20, constrained_decode_tps: 19, token_cost_ratio: 1.053, token_cost_ratio_direct: 1.01, token_cost_ratio_outside_forward: 1.02, forward_ms_per_token: 45, other_ms_per_token: 2, constrained_other_ms_per_token: 3,
       ttft_ms: 500, first_ttft_ms: 800, cached_ttft_ms: 503, cached_ttft_delta_ms: 3, grammar_first_token_ms: 1.5, compile_ms: 300, first_use_ttft_ms: 1500,
       mask_ms_per_token: 0.4, fill_ms_per_token: 0.3, masking_ms_per_token: 0.1, accept_ms_per_token: 0.05, schema: '{}', reps: 1,
       samples: { ms_per_token: [50], constrained_ms_per_token: [52.6], ttft_ms: [500], first_ttft_ms: [800], cached_ttft_ms: [503], grammar_first_token_ms: [1.5] },
@@ -111,7 +111,7 @@ describe('bench report writers', () => {
     expect(block).toContain('| m · wasm · fp32 | 512 | 4 | 6.00 s | 1.00 s | 6.00× | 5.90 s | 5.90× | 560 | 700 / 140 / 700 | 3.0e-8 | 1 |');
     expect(block).toContain('| m · wasm · fp32 | 480 tokens | 4.00 s | 400 ms | 4.10 s | 10.25× | 505 / 520 | 1 |');
     expect(block).toContain('abc1234-dirty');
-    expect(block).toContain("| m · wasm · fp32 | 120 → 64 | 19.00 / 20.00 tok/s | 1.05× (grammar's own time: 1.010×) | 500 ms / 800 ms / 503 ms | 1.50 (TTFT Δ 3.0) | 300 ms | 0.40 (0.30 + 0.10) | 1.50 s | 1 |");
+    expect(block).toContain("| m · wasm · fp32 | 120 → 64 | 19.00 / 20.00 tok/s | 1.020× (whole steps 1.05×; grammar's own time 1.010×) | 500 ms / 800 ms / 503 ms | 1.50 (TTFT Δ 3.0) | 300 ms | 0.40 (0.30 + 0.10) | 1.50 s | 1 |");
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
     // and each side's serving peak beside the bytes of the file it loaded
     expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× | 400 MiB (80 MiB) | 500 MiB (100 MiB) | 3 |');
