@@ -106,7 +106,7 @@ test('hub unreachable: the bundled model loads in one click, from this origin, a
   await expect(page.getByTestId('memory-modelBytes')).toHaveAttribute('data-bytes', String(BUNDLED_ONNX_BYTES));
   await expect(page.getByTestId('memory-modelBytes')).toHaveText('3.68 MB');
   await expect(page.getByTestId('memory-kvCacheBytes')).toHaveAttribute('data-bytes', String(memory.kvCacheBytes));
-  await expect(page.getByTestId('memory-webgpuBufferBytes')).toHaveText('not known');
+  await expect(page.getByTestId('memory-webgpuBufferBytes')).toHaveText('none (not on WebGPU)');
 
   // unload() frees it and reports what it freed.
   const unloaded = (await page.evaluate(() => (window as any).jev.unload())) as { freed: { modelBytes: number; kvCacheBytes: number }; status: { state: string; memory: { modelBytes: number } } };
@@ -141,4 +141,18 @@ test('offline from the first visit: the bundled model loads from the precache, n
     (window as any).jev.decisions.create({ model: 'jev', state: 'A cat slept in the sun.', questions: { cat: { type: 'noul', instructions: 'Is there a cat?' } } }),
   )) as { answers: Record<string, { noul: number }> };
   expect(decision.answers['cat']!.noul).toBeGreaterThan(0);
+});
+
+test('on WebGPU the memory counts the buffers onnxruntime holds: at least the weights', async ({ page }) => {
+  await hubUnreachable(page);
+  await page.goto('/?model=TinyStories-656K&host=bundled&device=webgpu');
+  await expect(page.getByTestId('engine-status')).toHaveAttribute('data-state', 'ready');
+  await expect(page.getByTestId('engine-status')).toContainText('on webgpu');
+  await page.evaluate(() => (window as any).jev.chat.completions.create({ model: 'jev', messages: [{ role: 'user', content: 'Once' }], max_tokens: 4 }));
+  const memory = (await page.evaluate(() => (window as any).jev.status().then((s: any) => s.memory))) as { modelBytes: number; webgpuBufferBytes: number | null; wasmHeapBytes: number | null };
+  expect(memory.modelBytes).toBe(BUNDLED_ONNX_BYTES);
+  expect(memory.wasmHeapBytes).toBeNull();
+  // The graph's weights (all but a few kB of its file) live in GPU buffers.
+  expect(memory.webgpuBufferBytes).toBeGreaterThan(0.9 * BUNDLED_ONNX_BYTES);
+  await expect(page.getByTestId('memory-webgpuBufferBytes')).toHaveAttribute('data-bytes', /^\d+$/);
 });

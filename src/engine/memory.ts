@@ -1,12 +1,15 @@
 import type { LoadEvent, MemoryStatus, PrefixCacheStatus } from '../protocol/engine-api.ts';
 import type { LanguageModel } from './model/language-model.ts';
+import { gpuBufferLedger } from './runtime/gpu-buffer-ledger.ts';
 
 /**
  * Hears a load's progress and keeps the size of each weight file it read (`onnx/<graph>.onnx`
  * and its `_data` files): the model's bytes (MemoryStatus.modelBytes). A fallback from WebGPU to
- * wasm reads the same files again, counted once.
+ * wasm reads the same files again, counted once. Installs the WebGPU buffer count before the load
+ * makes any buffer (gpu-buffer-ledger.ts).
  */
 export function weightFiles(onEvent: (e: LoadEvent) => void): { onEvent: (e: LoadEvent) => void; bytes(): number } {
+  gpuBufferLedger();
   const sizes = new Map<string, number>();
   return {
     onEvent: (e) => {
@@ -18,7 +21,7 @@ export function weightFiles(onEvent: (e: LoadEvent) => void): { onEvent: (e: Loa
 }
 
 /**
- * What an engine holds now. The wasm heap is the language model's reading of it (the last pass
+ * What an engine holds now. WebGPU buffers are those alive in this thread, on WebGPU. The wasm heap is the language model's reading of it (the last pass
  * whose outputs stayed in wasm memory, resident-outputs.ts), where it keeps one; read by shape so
  * that a model that keeps none reads as unknown.
  */
@@ -29,6 +32,6 @@ export function engineMemory(lm: LanguageModel | null, modelBytes: number, prefi
     modelBytes,
     kvCacheBytes: prefixCache.bytes,
     wasmHeapBytes: lm.device === 'wasm' && typeof heap === 'number' ? heap : null,
-    webgpuBufferBytes: null,
+    webgpuBufferBytes: lm.device === 'webgpu' ? (gpuBufferLedger()?.bytes ?? null) : null,
   };
 }

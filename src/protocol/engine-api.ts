@@ -111,7 +111,10 @@ export interface MemoryStatus {
    * that stayed in it (see `counters.wasmHeapBytes`), on WebGPU, in Node and without cross-origin isolation.
    */
   wasmHeapBytes: number | null;
-  /** WebGPU buffers: null (onnxruntime-web does not expose its buffer pool); on WebGPU the weights and caches live there. */
+  /**
+   * WebGPU buffers alive in the engine's thread (onnxruntime's weights, key/value caches and the
+   * pool it keeps for reuse), counted as they are made and destroyed; null off WebGPU.
+   */
   webgpuBufferBytes: number | null;
 }
 

@@ -11,7 +11,7 @@ const ROWS: readonly { key: keyof MemoryStatus; label: string; unknown: string }
   { key: 'modelBytes', label: 'Model weights', unknown: 'not known' },
   { key: 'kvCacheBytes', label: 'Key/value caches', unknown: 'not known' },
   { key: 'wasmHeapBytes', label: 'wasm heap', unknown: 'not known here' },
-  { key: 'webgpuBufferBytes', label: 'WebGPU buffers', unknown: 'not known' },
+  { key: 'webgpuBufferBytes', label: 'WebGPU buffers', unknown: 'none (not on WebGPU)' },
 ];
 
 /** What the loaded engine holds in memory (`status().memory`), read again every few seconds. */
