@@ -100,9 +100,12 @@ test('hub unreachable: the bundled model loads in one click, from this origin, a
   expect(decision.answers['happy']!.noul).toBeLessThan(1);
 
   // The memory the panel shows is the engine's: the model's file, the caches the requests left.
-  const memory = (await page.evaluate(() => (window as any).jev.status().then((s: any) => s.memory))) as { modelBytes: number; kvCacheBytes: number };
+  const memory = (await page.evaluate(() => (window as any).jev.status().then((s: any) => s.memory))) as { modelBytes: number; kvCacheBytes: number; wasmHeapBytes: number | null };
   expect(memory.modelBytes).toBe(BUNDLED_ONNX_BYTES);
   expect(memory.kvCacheBytes).toBeGreaterThan(0);
+  // On wasm in this cross-origin-isolated page, the heap holds the weights and more.
+  expect(memory.wasmHeapBytes).toBeGreaterThan(memory.modelBytes);
+  await expect(page.getByTestId('memory-wasmHeapBytes')).toHaveAttribute('data-bytes', /^\d+$/);
   await expect(page.getByTestId('memory-modelBytes')).toHaveAttribute('data-bytes', String(BUNDLED_ONNX_BYTES));
   await expect(page.getByTestId('memory-modelBytes')).toHaveText('3.68 MB');
   await expect(page.getByTestId('memory-kvCacheBytes')).toHaveAttribute('data-bytes', String(memory.kvCacheBytes));

@@ -21,17 +21,16 @@ export function weightFiles(onEvent: (e: LoadEvent) => void): { onEvent: (e: Loa
 }
 
 /**
- * What an engine holds now. WebGPU buffers are those alive in this thread, on WebGPU. The wasm heap is the language model's reading of it (the last pass
- * whose outputs stayed in wasm memory, resident-outputs.ts), where it keeps one; read by shape so
- * that a model that keeps none reads as unknown.
+ * What an engine holds now. WebGPU buffers are those alive in this thread, on WebGPU. The wasm
+ * heap is the language model's reading of it (the last pass whose outputs stayed in wasm memory,
+ * resident-outputs.ts; null before one).
  */
 export function engineMemory(lm: LanguageModel | null, modelBytes: number, prefixCache: PrefixCacheStatus): MemoryStatus {
   if (!lm) return { modelBytes: 0, kvCacheBytes: 0, wasmHeapBytes: null, webgpuBufferBytes: null };
-  const heap = (lm as { wasmHeapBytes?: number | null }).wasmHeapBytes;
   return {
     modelBytes,
     kvCacheBytes: prefixCache.bytes,
-    wasmHeapBytes: lm.device === 'wasm' && typeof heap === 'number' ? heap : null,
+    wasmHeapBytes: lm.device === 'wasm' ? lm.wasmHeapBytes : null,
     webgpuBufferBytes: lm.device === 'webgpu' ? (gpuBufferLedger()?.bytes ?? null) : null,
   };
 }
