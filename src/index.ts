@@ -4,5 +4,5 @@ export { createRemoteClient, type RemoteClientOptions } from './facade/remote-cl
 export { serveHttp, type ServeHttpOptions } from './client/serve-http.ts';
 export type { JevClient, CallOptions, EngineDebug, CalibrationStore } from './facade/jev-client.ts';
 export type { RestartEvent } from './facade/engine-supervisor.ts';
-export type { EngineStatus, LoadEvent, LoadOptions, DeviceChoice, DtypeChoice } from './protocol/engine-api.ts';
+export type { EngineStatus, LoadEvent, LoadOptions, DeviceChoice, DtypeChoice, MemoryStatus, UnloadReport } from './protocol/engine-api.ts';
 export * from './contract/index.ts';
