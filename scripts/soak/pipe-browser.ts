@@ -125,7 +125,13 @@ export async function openPipePage(executable: string, args: readonly string[], 
     async close() {
       await Promise.race([send('Browser.close'), new Promise((r) => setTimeout(r, 5000))]).catch(() => undefined);
       child.kill();
-      rmSync(profile, { recursive: true, force: true });
+      // The browser may still be writing its profile as it goes: a folder left behind is not a failure of the soak.
+      if (child.exitCode === null && child.signalCode === null) await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
+      try {
+        rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+      } catch {
+        /* left in the temporary folder */
+      }
     },
   };
 }

@@ -147,9 +147,6 @@ const report = {
   verdict: { ...verdict, problems: problems.slice(0, 50), problemCount: problems.length, ok: problems.length === 0 },
   samples,
 };
-await page.close();
-await server.close().catch(() => undefined);
-await mirror.close().catch(() => undefined);
 for (const [file, text] of [
   [values.json, JSON.stringify(report, null, 1) + '\n'],
   [values.svg, chartOf(report, verdict.drift)],
@@ -157,6 +154,9 @@ for (const [file, text] of [
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text);
 }
+await page.close().catch(() => undefined);
+await server.close().catch(() => undefined);
+await mirror.close().catch(() => undefined);
 for (const d of verdict.drift) log(`${d.figure}${d.bounded ? '' : ' (reported, not bounded)'}: level ${(d.level / 2 ** 20).toFixed(2)} MiB at request ${verdict.levelAt}; after it ${(d.min * 100).toFixed(2)} % … +${(d.max * 100).toFixed(2)} % (highest at request ${d.maxAt})`);
 log(`${i} requests (${JSON.stringify(kinds)}), prefix cache ${report.prefixCache.hits} hits / ${report.prefixCache.misses} misses, ${reloads.length} reloads, stray tensors at most ${stray}; wrote ${values.json} and ${values.svg}`);
 if (problems.length) {
