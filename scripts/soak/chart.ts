@@ -71,8 +71,9 @@ export function soakChart(samples: readonly Sample[], o: ChartOptions): string {
   out.push(`<text x="${LEFT}" y="${top2 - 6}">prefix cache (MiB); live tensors beyond it: ${Math.max(0, ...samples.map((s) => s.strayTensors))} at most</text>`);
   out.push(`<polyline fill="none" stroke="#9467bd" stroke-width="1.5" points="${samples.map((p) => `${x(p.i).toFixed(1)},${y2(p.cacheBytes).toFixed(1)}`).join(' ')}"/>`);
   out.push(`<text x="${W - RIGHT + 8}" y="${top2 + 14}" fill="#9467bd">prefix cache bytes</text>`);
-  for (const r of o.reloads) out.push(`<line x1="${x(r)}" x2="${x(r)}" y1="${top1}" y2="${top2 + PANEL}" stroke="#ff7f0e" stroke-dasharray="2,3"/>`);
-  if (o.reloads.length) out.push(`<text x="${W - RIGHT + 8}" y="${top2 + 30}" fill="#ff7f0e">model reloads</text>`);
+  // Reloads are marked where they are few enough to see; otherwise counted.
+  if (o.reloads.length <= 40) for (const r of o.reloads) out.push(`<line x1="${x(r)}" x2="${x(r)}" y1="${top1}" y2="${top2 + PANEL}" stroke="#ff7f0e" stroke-dasharray="2,3"/>`);
+  if (o.reloads.length) out.push(`<text x="${W - RIGHT + 8}" y="${top2 + 30}" fill="#ff7f0e">${o.reloads.length <= 40 ? 'model reloads' : `${o.reloads.length} model reloads`}</text>`);
 
   // The request axis.
   const base = top2 + PANEL;
