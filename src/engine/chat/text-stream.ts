@@ -1,3 +1,5 @@
+import { partialMarkerLength } from './partial-marker.ts';
+
 /**
  * Turns generated token ids into text deltas. The whole generation is decoded each step and
  * only the new part is emitted, so multi-byte characters split across tokens come out whole.
@@ -44,14 +46,7 @@ export class TextStream<T = never> {
       this.#pending = this.#pending.filter((p) => p.start < text.length);
     } else {
       if (text.endsWith('\uFFFD')) safe = text.lastIndexOf('\uFFFD');
-      for (const stop of this.stops) {
-        for (let k = Math.min(stop.length - 1, text.length); k > 0; k--) {
-          if (text.endsWith(stop.slice(0, k))) {
-            safe = Math.min(safe, text.length - k);
-            break;
-          }
-        }
-      }
+      safe = Math.min(safe, text.length - partialMarkerLength(text, this.stops));
     }
     const delta = safe <= this.#emitted ? '' : text.slice(this.#emitted, safe);
     this.#emitted = Math.max(this.#emitted, safe);

@@ -11,6 +11,7 @@
  * message is read from the same object that streamed the deltas, so the two always agree.
  */
 import type { ChatToolCall, ChatToolCallDelta } from '../../contract/index.ts';
+import { partialMarkerLength } from './partial-marker.ts';
 
 export interface CallTags {
   name: string;
@@ -33,6 +34,7 @@ interface OpenCall {
 
 export class ToolCallStream {
   readonly #tags: readonly CallTags[];
+  readonly #begins: readonly string[];
   readonly #newId: () => string;
   #held = '';
   #open: OpenCall | null = null;
@@ -43,6 +45,7 @@ export class ToolCallStream {
 
   constructor(tags: readonly CallTags[], newId: () => string) {
     this.#tags = tags;
+    this.#begins = tags.map((t) => t.begin);
     this.#newId = newId;
   }
 
@@ -81,7 +84,7 @@ export class ToolCallStream {
         this.#open = { index, end: found.tags.end, args: '', sent: 0 };
         continue;
       }
-      const keep = this.#partialBegin(text);
+      const keep = partialMarkerLength(text, this.#begins);
       out.content += this.#text(text.slice(0, text.length - keep));
       this.#held = text.slice(text.length - keep);
       text = '';
@@ -145,20 +148,6 @@ export class ToolCallStream {
       if (at >= 0 && (best === null || at < best.at)) best = { at, tags };
     }
     return best;
-  }
-
-  /** The length of the longest end of `text` that begins some call's `begin`. */
-  #partialBegin(text: string): number {
-    let keep = 0;
-    for (const { begin } of this.#tags) {
-      for (let k = Math.min(begin.length - 1, text.length); k > keep; k--) {
-        if (text.endsWith(begin.slice(0, k))) {
-          keep = k;
-          break;
-        }
-      }
-    }
-    return keep;
   }
 
   /** Text around the calls: leading whitespace dropped, inner whitespace held until text follows it. */
