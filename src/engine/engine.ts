@@ -19,6 +19,7 @@ import { localScorer } from './decision/local-scorer.ts';
 import type { Dtype, LanguageModel } from './model/language-model.ts';
 import { httpSource, type CheckedModelSource } from './load/http-source.ts';
 import { deviceMayFallBack, loadFailure, loadFailureReason, originOf, statusFailure } from './load/load-failure.ts';
+import { checkMemory, withSmallerDtype, type MemoryCheck } from './load/memory-check.ts';
 import {
   chooseDtype,
   DTYPE_FILES,
@@ -225,9 +226,13 @@ export class Engine implements EngineApi {
         throw statusFailure(`${source.base}${missing[0]}`, 404, { model: options.model, base: source.base ?? '', dtype, device, offered });
       }
     }
+    // Before the download: will it fit? (memory-check.ts; under `auto` a smaller format that fits.)
+    const memory: MemoryCheck = { model: options.model, device, shaderF16, dtype, auto: options.dtype === 'auto', source, config };
+    dtype = await checkMemory(memory);
     try {
       return await loadLanguageModel(options.model, device, dtype, onEvent, { shaderF16 });
     } catch (e) {
+      if (loadFailureReason(e) === 'insufficient_memory') throw await withSmallerDtype(e as JevError, { ...memory, dtype });
       if (loadFailureReason(e) !== 'unsupported_format' || (e as JevError).details?.['instead']) throw e;
       // Name a format that would work, now that one is needed (looking costs a request per format).
       const instead = workingDtypes(device, shaderF16, await offeredDtypes(source), [dtype])[0];

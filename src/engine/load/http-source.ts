@@ -14,6 +14,11 @@ export interface CheckedModelSource extends ModelSource {
   check(): Promise<unknown>;
   /** The files among `onnx/<file>` and its external data (`_data`) that the model lacks. */
   missing(file: string): Promise<string[]>;
+  /**
+   * The bytes of `onnx/<file>` and its external data, as the host states them (`Content-Length`,
+   * or the hub's `X-Linked-Size`) or the cache holds them; null where a file is missing or its size unstated.
+   */
+  bytes(file: string): Promise<number | null>;
   /** The model's folder on the host, `{host}/{model}/resolve/main/`. */
   readonly base: string;
   /**
@@ -42,6 +47,8 @@ export function httpSource(options: LoadOptions, { cacheName, fetch: fetchFn = (
   let config: Promise<unknown> | null = null;
   let configCached = false;
   let unanswered: { url: string; error: unknown } | null = null;
+  /** Each file's stated size, from the answers `offers` already had (memory-check.ts reads them). */
+  const sizes = new Map<string, number | null>();
 
   const cached = async (url: string): Promise<Response | undefined> => {
     if (!cacheName || typeof caches === 'undefined') return undefined;
@@ -58,7 +65,11 @@ export function httpSource(options: LoadOptions, { cacheName, fetch: fetchFn = (
   /** Whether the host offers one file: 200 yes, 404 (or 401/403) no, anything else a failure. */
   const offers = async (file: string): Promise<boolean> => {
     const url = base + file;
-    if (await cached(url)) return true;
+    const stored = await cached(url);
+    if (stored) {
+      sizes.set(file, statedSize(stored));
+      return true;
+    }
     let res: Response;
     try {
       res = configCached ? await fetchFn(url, { method: 'HEAD' }) : await request(url, { method: 'HEAD' });
@@ -68,7 +79,10 @@ export function httpSource(options: LoadOptions, { cacheName, fetch: fetchFn = (
       unanswered ??= { url, error: e };
       return false;
     }
-    if (res.ok) return true;
+    if (res.ok) {
+      sizes.set(file, statedSize(res));
+      return true;
+    }
     if (res.status === 404 || res.status === 401 || res.status === 403) return false;
     throw statusFailure(url, res.status, ctx);
   };
@@ -109,6 +123,16 @@ export function httpSource(options: LoadOptions, { cacheName, fetch: fetchFn = (
     async has(file) {
       return (await missing(file)).length === 0;
     },
+    async bytes(file) {
+      if ((await missing(file)).length > 0) return null;
+      const each = [`onnx/${file}`, ...externalDataFiles(await check(), `onnx/${file}`)].map((f) => sizes.get(f) ?? null);
+      return each.every((n): n is number => n !== null) ? each.reduce((sum, n) => sum + n, 0) : null;
+    },
   };
+}
+
+function statedSize(res: Response): number | null {
+  const n = Number(res.headers.get('x-linked-size') ?? res.headers.get('content-length') ?? NaN);
+  return Number.isFinite(n) && n > 0 ? n : null;
 }
 

@@ -14,11 +14,13 @@
  * | `download_failed` | a download broke off although the host answers (or a file it redirects to could not be reached) |
  * | `file_corrupt` | a download does not match the SHA-256 the host states |
  * | `unsupported_format` | the device cannot run the graph (an operator or data type its backend lacks) |
+ * | `insufficient_memory` | the load needs more memory than the device offers: refused before the download (memory-check.ts), or run out of during the load |
  * | `load_error` | anything else, with onnxruntime's or transformers.js' own words |
  *
  * The first three throw the same bare `TypeError` in a browser; unanswered-probe.ts tells them apart.
  */
 import { JevError } from '../../contract/index.ts';
+import { isAllocationFailure } from '../runtime/allocation-failure.ts';
 import { probeUnanswered, type Probe } from './unanswered-probe.ts';
 
 export type { Probe, Unanswered } from './unanswered-probe.ts';
@@ -34,6 +36,7 @@ export const LOAD_FAILURE_REASONS = [
   'download_failed',
   'file_corrupt',
   'unsupported_format',
+  'insufficient_memory',
   'load_error',
 ] as const;
 
@@ -59,6 +62,14 @@ export interface LoadFailureDetails {
   instead?: string;
   /** The dtypes the model offers, where they were looked up. */
   offered?: string[];
+  /** insufficient_memory: the limit passed (memory-fit.ts), the bytes needed there and those the device offers. */
+  limit?: string;
+  needed?: number;
+  available?: number;
+  /** insufficient_memory: a model and dtype that fit (memory-check.ts), or null where none is known. */
+  alternative?: { model: string; dtype: string; bytes: number } | null;
+  /** insufficient_memory: what the device offers (device-capacity.ts). */
+  capacity?: Record<string, unknown>;
 }
 
 export function loadFailure(message: string, details: LoadFailureDetails, param: string | null = 'model', cause?: unknown): JevError {
@@ -237,6 +248,16 @@ export async function classifyLoadError(e: unknown, ctx: FileContext & { suggest
       `A download of ${ctx.model} from ${originOf(ctx.base)} broke off (${message}), although the host answers. Try again; if it persists, check that the host's redirects (a CDN) can be reached from here.`,
       { reason: 'download_failed', host: originOf(ctx.base), model: ctx.model, dtype: ctx.dtype, device: ctx.device },
       'model',
+      e,
+    );
+  }
+  if (isAllocationFailure(e)) {
+    // The estimate said it would fit (memory-check.ts), yet the device ran out: the same reason,
+    // and the worker goes on (the failed session's memory is released with it).
+    return loadFailure(
+      `Loading ${ctx.model}${ctx.dtype ? ` (${ctx.dtype} on ${ctx.device})` : ''} ran out of memory: ${message}. Load a smaller dtype or model.`,
+      { reason: 'insufficient_memory', model: ctx.model, dtype: ctx.dtype, device: ctx.device, alternative: null },
+      'dtype',
       e,
     );
   }

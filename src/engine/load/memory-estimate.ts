@@ -1,0 +1,107 @@
+import type { Device, Dtype } from '../model/language-model.ts';
+
+/**
+ * How much memory a load will need, from its files' sizes, before any of them is downloaded.
+ *
+ * The factors are docs/memory.md's measurements ("The file handed to onnxruntime, not copied for
+ * it", the after column: the SmolLM2-135M-shaped model on wasm, Chromium 156): the renderer's
+ * loading peak is its own ~215 MiB, one copy of the downloaded file (the buffer handed to
+ * onnxruntime) and what onnxruntime's wasm heap holds for the weights, so
+ *
+ *   peak = RENDERER_BASE_BYTES + (1 + heapFactor) × file bytes
+ *   wasm heap = heapFactor × file bytes
+ *
+ * The heap factor folds in what the doc names beside the weights: fp16 held as fp32 on wasm, the
+ * packed copy of a tied lm_head, q4's projections as int8 products, onnxruntime's arena. Measured
+ * on one small model, where the embedding weighs most, it leans high for larger models: the check
+ * it feeds refuses only what exceeds a hard limit.
+ *
+ * WebGPU is not measured here (SwiftShader only). There the weights go to GPU buffers as they are
+ * in the file (float16 stays float16: the f16 formats run only with shader-f16), the renderer holds
+ * the file once while the session is made, and the largest buffer is the embedding matrix, read
+ * from config.json.
+ */
+
+const MiB = 2 ** 20;
+
+/** The renderer before any model: the page and its worker (docs/memory.md, "What is left"). */
+export const RENDERER_BASE_BYTES = 215 * MiB;
+
+/** docs/memory.md's measured rows: the model's file and the renderer's loading peak on wasm, MiB. */
+export const MEASURED_LOADS: Readonly<Record<Dtype, { fileMiB: number; loadingPeakMiB: number }>> = {
+  fp32: { fileMiB: 517, loadingPeakMiB: 1536 },
+  fp16: { fileMiB: 259, loadingPeakMiB: 1305 },
+  q4: { fileMiB: 176, loadingPeakMiB: 760 },
+  q4f16: { fileMiB: 113, loadingPeakMiB: 749 },
+  q8: { fileMiB: 215, loadingPeakMiB: 821 },
+};
+
+/** Bytes of onnxruntime's wasm heap per byte of the file, for a format loaded on wasm. */
+export function wasmHeapFactor(dtype: Dtype): number {
+  const { fileMiB, loadingPeakMiB } = MEASURED_LOADS[dtype];
+  return (loadingPeakMiB * MiB - RENDERER_BASE_BYTES - fileMiB * MiB) / (fileMiB * MiB);
+}
+
+/** Bytes per element of the embedding matrix (the largest weight) in each format's graph on WebGPU. */
+const EMBEDDING_ELEMENT_BYTES: Readonly<Record<Dtype, number>> = {
+  fp32: 4,
+  fp16: 2,
+  // The hub's 4-bit exports keep the embedding in the graph's float type (docs/memory.md).
+  q4: 4,
+  q4f16: 2,
+  // Whether the quantizer reached the Gather is not known: the smallest it could be, so that no
+  // load is refused for a buffer it may not need.
+  q8: 1,
+};
+
+export interface MemoryEstimate {
+  device: Device;
+  dtype: Dtype;
+  /** The format's files: its ONNX graph and external data. */
+  fileBytes: number;
+  /** The renderer's resident set at the load's peak. */
+  peakBytes: number;
+  /** What onnxruntime's wasm heap must hold (on wasm; null elsewhere). */
+  wasmHeapBytes: number | null;
+  /** GPU memory for the weights (on WebGPU; null elsewhere). */
+  gpuBytes: number | null;
+  /** The largest single GPU buffer the weights need, the embedding matrix (on WebGPU, where config.json says its shape). */
+  largestBufferBytes: number | null;
+}
+
+/** The memory a load of `fileBytes` of `dtype` on `device` will need; `config` is the model's config.json. */
+export function estimateLoad(device: Device, dtype: Dtype, fileBytes: number, config: unknown = null): MemoryEstimate {
+  if (device === 'webgpu') {
+    const shape = embeddingShape(config);
+    return {
+      device,
+      dtype,
+      fileBytes,
+      peakBytes: RENDERER_BASE_BYTES + fileBytes,
+      wasmHeapBytes: null,
+      gpuBytes: fileBytes,
+      largestBufferBytes: shape ? shape.vocab * shape.hidden * EMBEDDING_ELEMENT_BYTES[dtype] : null,
+    };
+  }
+  const heap = Math.ceil(wasmHeapFactor(dtype) * fileBytes);
+  return {
+    device,
+    dtype,
+    fileBytes,
+    peakBytes: RENDERER_BASE_BYTES + fileBytes + heap,
+    wasmHeapBytes: device === 'wasm' ? heap : null,
+    gpuBytes: null,
+    largestBufferBytes: null,
+  };
+}
+
+/** config.json's `vocab_size` × `hidden_size` (or its `text_config`'s), where both are given. */
+function embeddingShape(config: unknown): { vocab: number; hidden: number } | null {
+  const top = (config ?? {}) as Record<string, unknown>;
+  for (const c of [top, (top['text_config'] ?? {}) as Record<string, unknown>]) {
+    const vocab = c['vocab_size'];
+    const hidden = c['hidden_size'] ?? c['n_embd'] ?? c['d_model'];
+    if (typeof vocab === 'number' && typeof hidden === 'number' && vocab > 0 && hidden > 0) return { vocab, hidden };
+  }
+  return null;
+}
