@@ -9,6 +9,8 @@ import type { JevClient } from '../facade/jev-client.ts';
 import { DEFAULT_HOST, DEFAULT_MODEL } from '../facade/defaults.ts';
 import { createRemoteClient } from '../facade/remote-client.ts';
 import { clientForEngine } from './client-for-engine.ts';
+import type { EngineBinding } from '../facade/engine-client.ts';
+import { SharedEngine } from '../facade/sharing/shared-engine.ts';
 
 export interface ClientOptions {
   /**
@@ -42,32 +44,32 @@ export interface ClientOptions {
    * engine's worker may stay unresponsive before it is taken for hung, terminated and restarted.
    */
   limits?: Pick<AdmissionOptions, 'maxQueued'> & Pick<HangWatchdogOptions, 'hangAfterMs' | 'loadAfterMs'>;
+  /**
+   * `origin` (default): the tabs of this origin that load the same model (same host, id, device
+   * and dtype) share one engine. One tab, elected by a Web Lock, runs it in its worker; the others
+   * send it their requests over a BroadcastChannel and get the same answers, with no copy of the
+   * model in their own memory. When that tab closes or crashes, another takes over and loads the
+   * model from the browser's cache (docs/sharing.md). `tab`: this tab runs an engine of its own.
+   */
+  share?: 'origin' | 'tab';
 }
 
 /**
  * Starts the engine in a Web Worker, loads the model, and returns the client. Calls made before
- * the model is ready wait for it.
+ * the model is ready wait for it. With `share: 'origin'` (the default) the tabs of this origin
+ * that load the same model share one engine, hosted by one of them (docs/sharing.md).
  */
 export function createClient(options: ClientOptions = {}): JevClient {
   if (options.baseURL) return createRemoteClient({ baseURL: options.baseURL, apiKey: options.apiKey });
   installErrorTransfer();
-  // The engine's worker, restarted by the supervisor when it dies (docs/reliability.md).
-  const supervisor = new EngineSupervisor(
-    () =>
-      workerInstance(new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'jev-engine' }), {
-        hangAfterMs: options.limits?.hangAfterMs,
-        loadAfterMs: options.limits?.loadAfterMs,
-      }),
-    { onRestart: options.onRestart },
-  );
+  const own = () => workerBinding(options);
+  const canShare = typeof navigator !== 'undefined' && !!navigator.locks && typeof BroadcastChannel === 'function';
+  const binding =
+    (options.share ?? 'origin') === 'origin' && canShare
+      ? new SharedEngine({ spawn: own, locks: navigator.locks, openChannel: (name) => new BroadcastChannel(name) }).binding
+      : own();
   return clientForEngine(
-    {
-      api: supervisor.api,
-      wrapCallback: (fn) => Comlink.proxy(fn),
-      terminate: () => supervisor.terminate(),
-      drill: (action) => supervisor.drill(action),
-      restarts: () => supervisor.restarts,
-    },
+    binding,
     {
       model: options.model ?? DEFAULT_MODEL,
       host: options.host ?? DEFAULT_HOST,
@@ -79,4 +81,23 @@ export function createClient(options: ClientOptions = {}): JevClient {
     { apiKey: options.apiKey, basePath: options.basePath },
     { maxQueued: options.limits?.maxQueued },
   );
+}
+
+/** This tab's own engine: a worker, restarted by the supervisor when it dies (docs/reliability.md). */
+function workerBinding(options: ClientOptions): EngineBinding {
+  const supervisor = new EngineSupervisor(
+    () =>
+      workerInstance(new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'jev-engine' }), {
+        hangAfterMs: options.limits?.hangAfterMs,
+        loadAfterMs: options.limits?.loadAfterMs,
+      }),
+    { onRestart: options.onRestart },
+  );
+  return {
+    api: supervisor.api,
+    wrapCallback: (fn) => Comlink.proxy(fn),
+    terminate: () => supervisor.terminate(),
+    drill: (action) => supervisor.drill(action),
+    restarts: () => supervisor.restarts,
+  };
 }

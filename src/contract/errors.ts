@@ -35,6 +35,18 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
+/**
+ * The codes a caller may retry as they are, later or on another replica: the engine was busy,
+ * restarting or out of reach, and the request itself was not at fault. Every other code is
+ * retried in vain (the body must change) unless an error says otherwise (`retriable` option).
+ */
+const retriableCodes: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['queue_full', 'engine_unavailable', 'backend_unavailable', 'backend_timeout']);
+
+/** Whether a request refused with `code` may be sent again unchanged. */
+export function isRetriableCode(code: ErrorCode): boolean {
+  return retriableCodes.has(code);
+}
+
 /** OpenAI's error `type`: one for the caller's faults, one for ours. */
 export type ErrorType = 'invalid_request_error' | 'server_error';
 
@@ -43,6 +55,8 @@ export interface ErrorObject {
   type: string;
   param: string | null;
   code: ErrorCode;
+  /** Whether the same request may be sent again unchanged (later, or to another replica). */
+  retriable: boolean;
 }
 
 export interface ErrorBody {
@@ -57,6 +71,7 @@ export interface SerializedJevError {
   param: string | null;
   status: number;
   type: string;
+  retriable: boolean;
   details?: Record<string, unknown>;
 }
 
@@ -64,6 +79,8 @@ export interface JevErrorOptions {
   param?: string | null;
   details?: Record<string, unknown>;
   cause?: unknown;
+  /** Overrides the code's default (`isRetriableCode`), e.g. a load that failed on a network cut. */
+  retriable?: boolean;
 }
 
 export function isErrorCode(x: unknown): x is ErrorCode {
@@ -102,6 +119,7 @@ export const errorObjectSchema = z.object({
   type: z.string(),
   param: z.string().nullable(),
   code: z.string(),
+  retriable: z.boolean().optional(),
 });
 
 export const errorBodySchema = z.object({ error: errorObjectSchema });
@@ -112,6 +130,8 @@ export class JevError extends Error {
   readonly param: string | null;
   readonly status: number;
   readonly type: string;
+  /** Whether the same request may be sent again unchanged (later, or to another replica). */
+  readonly retriable: boolean;
   readonly details?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, opts: JevErrorOptions = {}) {
@@ -120,6 +140,7 @@ export class JevError extends Error {
     this.param = opts.param ?? null;
     this.status = statusOf(code);
     this.type = errorTypeOf(this.status);
+    this.retriable = opts.retriable ?? isRetriableCode(code);
     if (opts.details !== undefined) this.details = opts.details;
   }
 
@@ -130,7 +151,7 @@ export class JevError extends Error {
 
   /** The HTTP response body. */
   toBody(): ErrorBody {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code, retriable: this.retriable } };
   }
 
   toJSON(): SerializedJevError {
@@ -141,6 +162,7 @@ export class JevError extends Error {
       param: this.param,
       status: this.status,
       type: this.type,
+      retriable: this.retriable,
     };
     if (this.details !== undefined) out.details = this.details;
     return out;
@@ -156,15 +178,17 @@ export class JevError extends Error {
       const code = status === undefined ? 'engine_error' : codeForStatus(status);
       return new JevError(code, errorMessages.unreadableErrorBody(status));
     }
-    const { message, param, code } = parsed.data.error;
-    if (isErrorCode(code)) return new JevError(code, message, { param });
+    const { message, param, code, retriable } = parsed.data.error;
+    const kept = retriable === undefined ? {} : { retriable };
+    if (isErrorCode(code)) return new JevError(code, message, { param, ...kept });
     const mapped = status === undefined ? 'engine_error' : codeForStatus(status);
-    return new JevError(mapped, message, { param, details: { upstreamCode: code } });
+    return new JevError(mapped, message, { param, details: { upstreamCode: code }, ...kept });
   }
 
   /** Rebuilds an error from `toJSON()`'s value (e.g. after crossing a worker boundary). */
   static fromJSON(x: SerializedJevError): JevError {
     const opts: JevErrorOptions = { param: x.param };
+    if (typeof x.retriable === 'boolean') opts.retriable = x.retriable;
     if (x.details !== undefined) opts.details = x.details;
     return new JevError(isErrorCode(x.code) ? x.code : 'engine_error', x.message, opts);
   }

@@ -76,6 +76,22 @@ export interface EngineStatus {
    * waiting, streams until they end) and how many may wait (limits.maxQueued).
    */
   queue?: { inFlight: number; maxQueued: number };
+  /**
+   * The engine shared by the tabs of this origin that use the same model (`share: 'origin'`,
+   * docs/sharing.md): which tab hosts it and how many tabs it serves. Absent with `share: 'tab'`.
+   */
+  sharing?: SharingStatus;
+}
+
+export interface SharingStatus {
+  mode: 'origin';
+  /** This tab's id (random, for this client's lifetime). */
+  tab: string;
+  /** The id of the tab whose worker runs the engine (this one's where `hosting`). */
+  host: string;
+  hosting: boolean;
+  /** Tabs the engine serves: the host and every tab waiting to take over from it. */
+  tabs: number;
 }
 
 /** The status of an engine with no model: nothing loaded, every counter at zero, an empty prefix cache. */

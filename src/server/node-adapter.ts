@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { toJevError } from '../contract/errors.ts';
 
 /** A WHATWG handler: what src/http's `createHttpHandler(...).handle` is. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -27,7 +28,7 @@ export function nodeHandler(handle: FetchHandler, origin: string): (req: Incomin
         // The handler answers every failure itself; this is a fault of the socket or the adapter.
         if (!res.headersSent) {
           res.writeHead(500, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ error: { message: (e as Error).message ?? String(e), type: 'server_error', param: null, code: 'engine_error' } }));
+          res.end(JSON.stringify(toJevError(e).toBody()));
         } else {
           res.destroy();
         }

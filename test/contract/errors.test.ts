@@ -30,7 +30,7 @@ describe('JevError', () => {
     const e = new JevError('context_length_exceeded', 'too long', { param: 'messages' });
     const body = e.toBody();
     expect(body).toEqual({
-      error: { message: 'too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' },
+      error: { message: 'too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded', retriable: false },
     });
     const back = JevError.fromBody(JSON.parse(JSON.stringify(body)) as ErrorBody, 422);
     expect(back).toBeInstanceOf(JevError);
@@ -50,11 +50,26 @@ describe('JevError', () => {
     expect(codeForStatus(500)).toBe('engine_error');
   });
 
+  it('says which refusals may be retried unchanged: busy, restarting or unreachable engines, nothing the caller sent', () => {
+    const retriable = (Object.keys(errorCodes) as ErrorCode[]).filter((code) => new JevError(code, 'm').retriable);
+    expect(retriable.sort()).toEqual(['backend_timeout', 'backend_unavailable', 'engine_unavailable', 'queue_full']);
+    for (const code of retriable) expect(errorCodes[code]).toBeGreaterThanOrEqual(429);
+    // An error may say otherwise (a load cut off by the network), and that survives the wire and the worker boundary.
+    const cut = new JevError('model_load_failed', 'network cut', { retriable: true });
+    expect(cut.toBody().error.retriable).toBe(true);
+    expect(JevError.fromBody(JSON.parse(JSON.stringify(cut.toBody())) as ErrorBody, 503).retriable).toBe(true);
+    expect(toJevError(structuredClone(cut.toJSON())).retriable).toBe(true);
+    // A foreign body without the field: the mapped code decides.
+    const foreign = { error: { message: 'slow down', type: 'rate_limit', param: null, code: 'rate_limited' } } as unknown as ErrorBody;
+    expect(JevError.fromBody(foreign, 429).retriable).toBe(true);
+    expect(JevError.fromBody(foreign, 400).retriable).toBe(false);
+  });
+
   it('round-trips through toJSON (a structured-clone-safe value)', () => {
     const e = new JevError('model_load_failed', 'no weights', { param: null, details: { file: 'model.onnx' } });
     const json = e.toJSON();
     expect(json).toEqual({
-      name: 'JevError', code: 'model_load_failed', message: 'no weights', param: null, status: 503, type: 'server_error',
+      name: 'JevError', code: 'model_load_failed', message: 'no weights', param: null, status: 503, type: 'server_error', retriable: false,
       details: { file: 'model.onnx' },
     });
     const cloned = structuredClone(json);
