@@ -57,6 +57,15 @@ describe('load failures name their cause', () => {
     expect(e.message).toContain('Stored in this browser');
   });
 
+  it('says retriable only where the network or the host may recover: unreachable, a host error; not a missing model or file', async () => {
+    expect(statusFailure(`${BASE}config.json`, 503, ctx).retriable).toBe(true);
+    expect(statusFailure(`${BASE}config.json`, 404, ctx).retriable).toBe(false);
+    expect(statusFailure(`${BASE}onnx/model_q4.onnx_data`, 404, { ...ctx, dtype: 'q4' }).retriable).toBe(false);
+    const unreachable = await unansweredFailure(`${BASE}config.json`, new TypeError('Failed to fetch'), ctx, async () => 'unreachable');
+    expect(unreachable.retriable).toBe(true);
+    expect(unreachable.toBody().error.retriable).toBe(true);
+  });
+
   it('no answer where the probe saw one: CORS refused; or the page policy stopped it: CSP', async () => {
     const cors = await unansweredFailure(`${BASE}config.json`, new TypeError('Failed to fetch'), ctx, async () => 'cors');
     expect(details(cors)).toMatchObject({ reason: 'cors_refused', host: 'http://models.test' });

@@ -72,9 +72,13 @@ export interface LoadFailureDetails {
   capacity?: Record<string, unknown>;
 }
 
+/** Causes that pass on their own (the network or the host): the same load may succeed if tried again. */
+const TRANSIENT: ReadonlySet<LoadFailureReason> = new Set<LoadFailureReason>(['host_unreachable', 'host_error', 'download_failed']);
+
 export function loadFailure(message: string, details: LoadFailureDetails, param: string | null = 'model', cause?: unknown): JevError {
   const clean = Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined));
-  return new JevError('model_load_failed', message, { param, details: clean, ...(cause === undefined ? {} : { cause }) });
+  const retriable = TRANSIENT.has(details.reason);
+  return new JevError('model_load_failed', message, { param, details: clean, retriable, ...(cause === undefined ? {} : { cause }) });
 }
 
 /** The `details.reason` of a load failure, or null for any other error. */
