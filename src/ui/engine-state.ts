@@ -15,7 +15,7 @@ export interface LoadTarget {
 export type EnginePhase =
   | { phase: 'loading'; target: LoadTarget; startedAt: number }
   | { phase: 'ready'; target: LoadTarget; status: EngineStatus; loadMs: number }
-  | { phase: 'failed'; target: LoadTarget; error: string; param: string | null; reason: string | null };
+  | { phase: 'failed'; target: LoadTarget; error: string; param: string | null; reason: string | null; details: Record<string, unknown> | null };
 
 export interface EngineState {
   /** What the page's address asked for. */
@@ -47,7 +47,7 @@ export function createEngineState(client: JevClient, initial: LoadTarget, progre
       (e: unknown) => {
         if (mine !== generation) return;
         const info = errorInfo(e);
-        current.value = { phase: 'failed', target, error: info.message, param: info.param, reason: info.reason };
+        current.value = { phase: 'failed', target, error: info.message, param: info.param, reason: info.reason, details: info.details ?? null };
       },
     );
   };

@@ -7,6 +7,8 @@ export interface ErrorInfo {
   status: number | null;
   /** Why a model did not load (`details.reason`: host_unreachable, cors_refused, …), or null. */
   reason: string | null;
+  /** The error's `details`, as sent (e.g. an insufficient_memory refusal's bytes and alternative), or null. */
+  details?: Record<string, unknown> | null;
 }
 
 export function isAbort(e: unknown): boolean {
@@ -31,5 +33,6 @@ export function errorInfo(e: unknown): ErrorInfo {
     code: typeof code === 'string' ? code : null,
     status: typeof status === 'number' ? status : null,
     reason: typeof reason === 'string' ? reason : null,
+    details: typeof details === 'object' && details !== null ? (details as Record<string, unknown>) : null,
   };
 }

@@ -10,9 +10,11 @@ import type { EnginePhase, EngineState, LoadTarget } from './engine-state.ts';
 import { formatBytes, formatMs } from './format.ts';
 import type { LoadProgress } from './load-progress.ts';
 import { MemoryFacts } from './memory-facts.tsx';
+import { MemoryOffer } from './memory-offer.tsx';
 import { ModelFacts } from './model-facts.tsx';
 import { dtypesOf, findRegistryModel, MODEL_REGISTRY, type RegistryModel } from './model-registry.ts';
 import { ProgressList } from './progress-list.tsx';
+import { memoryAlternative } from './registry-alternative.ts';
 import type { WebGpuSupport } from './webgpu-probe.ts';
 
 interface ModelPanelProps {
@@ -107,6 +109,9 @@ export function ModelPanel({ client, engine, progress, webgpu }: ModelPanelProps
     <section class="panel model-panel" aria-labelledby="model-h">
       <h2 id="model-h">Model</h2>
       <StatusLine state={state} />
+      {state.phase === 'failed' && state.details && memoryAlternative(state.details) && (
+        <MemoryOffer details={state.details} alternative={memoryAlternative(state.details)!} onLoad={(id, as) => loadChoice(id, state.target.device, as)} />
+      )}
       {state.phase === 'failed' && !isBundled(state.target, location.href) && (
         <BundledOffer host={state.target.host} reason={state.reason} onLoad={() => loadChoice(BUNDLED_CHOICE, state.target.device, 'auto')} />
       )}

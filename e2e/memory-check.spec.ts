@@ -1,0 +1,70 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { GENERATED } from './support/env.ts';
+import { startModelHost, type ModelHost } from './support/model-host.ts';
+
+/**
+ * The check before the download (issue 32, item 3): a model whose host declares files too big for
+ * the device is refused before any of them is fetched, with `details.reason: "insufficient_memory"`,
+ * the bytes needed and offered, and a dtype that fits, which the playground loads in one click.
+ * "Too big" is declared as a host would declare it: the mirror states a `Content-Length` past
+ * wasm's 4 GiB in its answer to the HEAD the engine asks before loading (the GET never comes).
+ */
+const MODEL = 'tiny-random-llama';
+const HUGE = 6 * 2 ** 30;
+const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+let host: ModelHost | null = null;
+test.afterEach(async () => {
+  await host?.close();
+  host = null;
+});
+
+/** A mirror of the generated models whose `onnx/<file>` of MODEL is declared HUGE bytes. */
+function declaringHuge(file: string): Promise<ModelHost> {
+  return startModelHost([GENERATED], 0, { headers: (p): Record<string, string> => (p === `${MODEL}/onnx/${file}` ? { 'Content-Length': String(HUGE) } : {}) });
+}
+
+const fetched = (h: ModelHost, file: string) => h.requests.filter((r) => r === `GET /${MODEL}/resolve/main/onnx/${file}`);
+
+test('a dtype declared too big for wasm is refused before its download, naming a dtype that fits; one click loads it', async ({ page }) => {
+  host = await declaringHuge('model.onnx');
+  await page.goto(`/?${q({ model: MODEL, host: host.url, device: 'wasm', dtype: 'fp32' })}`);
+  const status = page.getByTestId('engine-status');
+  await expect(status).toHaveAttribute('data-state', 'failed');
+  await expect(status).toHaveAttribute('data-reason', 'insufficient_memory');
+  const error = await page.evaluate(() => (window as any).jev.ready.then(() => null, (e: any) => ({ code: e.code, status: e.status, message: e.message, details: e.details })));
+  expect(error).toMatchObject({ code: 'model_load_failed', details: { reason: 'insufficient_memory', model: MODEL, dtype: 'fp32', device: 'wasm', limit: 'wasm_heap', available: 4 * 2 ** 30 } });
+  expect(error.details.needed).toBeGreaterThan(HUGE);
+  // The alternative: the device's first format (q8 on wasm) with the size the host states for it.
+  const q8Bytes = statSync(join(GENERATED, MODEL, 'onnx/model_quantized.onnx')).size;
+  expect(error.details.alternative).toEqual({ model: MODEL, dtype: 'q8', bytes: q8Bytes });
+  expect(error.message).toContain('?dtype=q8');
+  expect(fetched(host, 'model.onnx'), 'nothing of the refused file was downloaded').toEqual([]);
+  expect(host.requests).toContain(`HEAD /${MODEL}/resolve/main/onnx/model.onnx`);
+
+  // The page says the same, and offers the alternative in one click.
+  await expect(status).toContainText('will not fit on wasm');
+  const offer = page.getByTestId('memory-offer');
+  await expect(offer).toHaveAttribute('data-dtype', 'q8');
+  await expect(offer).toContainText('Nothing was downloaded');
+  await offer.getByRole('button').click();
+  await expect(status).toHaveAttribute('data-state', 'ready');
+  await expect(status).toContainText('q8 on wasm');
+  expect(fetched(host, 'model_quantized.onnx').length).toBeGreaterThan(0);
+  expect(fetched(host, 'model.onnx')).toEqual([]);
+  // The tab serves with the model it took.
+  const reply = await page.evaluate(() => (window as any).jev.chat.completions.create({ model: 'jev', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }));
+  expect(reply.choices[0].message.role).toBe('assistant');
+});
+
+test("under dtype auto, the device's first format declared too big is passed over for the next that fits", async ({ page }) => {
+  host = await declaringHuge('model_quantized.onnx');
+  await page.goto(`/?${q({ model: MODEL, host: host.url, device: 'wasm' })}`);
+  const status = page.getByTestId('engine-status');
+  await expect(status).toHaveAttribute('data-state', 'ready');
+  // wasm's order is q8, then fp32 (dtype-preference.ts).
+  await expect(status).toContainText('fp32 on wasm');
+  expect(fetched(host, 'model_quantized.onnx')).toEqual([]);
+});
