@@ -10,6 +10,7 @@ import { join, normalize, sep } from 'node:path';
  * (a browser then refuses its answers), hiding some files (404), rewriting a file's bytes on the
  * way (e.g. an operator renamed to one no backend has), breaking a download off halfway, or
  * stating a file's SHA-256. Files it sends as they are, it streams (model files are hundreds of MB).
+ * It logs every request that asks for a `Range`, and honours `Range: bytes=N-` where told to.
  */
 export interface ModelHostOptions {
   /** Send `Access-Control-Allow-Origin: *` and `Cross-Origin-Resource-Policy` as the hub does (default true). */
@@ -19,9 +20,11 @@ export interface ModelHostOptions {
   /** Rewrites the bytes of a file (`{model}/{file}`) before they are sent. */
   rewrite?: (path: string, body: Buffer) => Buffer;
   /** Files whose answer breaks off halfway (the connection drops after half the bytes). */
-  breakOff?: (path: string) => boolean;
+  breakOff?: (path: string, range?: string) => boolean;
   /** Extra headers for a file's answer (e.g. the hub's `X-Linked-ETag`, its SHA-256). */
   headers?: (path: string) => Record<string, string>;
+  /** Answer `Range: bytes=N-` with 206 and the rest, as the hub does (default false: such a host ignores it and sends the whole file). */
+  ranges?: boolean;
 }
 
 export interface ModelHost {
@@ -30,19 +33,22 @@ export interface ModelHost {
   roots: readonly string[];
   /** Every path requested, with its method: `GET /m/resolve/main/config.json`. */
   requests: string[];
+  /** Every request that carried a `Range` header: the path, the header, and the status answered. */
+  ranged: { path: string; range: string; status: number }[];
   close(): Promise<void>;
 }
 
 export async function startModelHost(roots: readonly string[], port = 0, options: ModelHostOptions = {}): Promise<ModelHost> {
   const cors = options.cors ?? true;
   const requests: string[] = [];
+  const ranged: ModelHost['ranged'] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     requests.push(`${req.method} ${url.pathname}`);
     if (cors) {
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.setHeader('Access-Control-Allow-Headers', '*');
-      res.setHeader('Access-Control-Expose-Headers', 'Content-Length, ETag, X-Linked-ETag');
+      res.setHeader('Access-Control-Expose-Headers', 'Content-Length, Content-Range, ETag, X-Linked-ETag');
       res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     }
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
@@ -51,15 +57,23 @@ export async function startModelHost(roots: readonly string[], port = 0, options
     const file = path && !options.hide?.(path) ? roots.map((r) => join(r, path)).find((p) => inside(p, roots) && existsSync(p) && statSync(p).isFile()) : undefined;
     if (!path || !file) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Entry not found');
     const type = file.endsWith('.json') ? 'application/json' : 'application/octet-stream';
-    if (!options.rewrite && !options.breakOff?.(path)) {
-      res.writeHead(200, { 'Content-Type': type, 'Content-Length': String(statSync(file).size), ...options.headers?.(path) });
+    const size = statSync(file).size;
+    const asked = req.headers.range && options.ranges ? /^bytes=(\d+)-$/.exec(req.headers.range) : null;
+    const from = asked && Number(asked[1]) < size ? Number(asked[1]) : 0;
+    const status = from > 0 ? 206 : 200;
+    const partial: Record<string, string> = status === 206 ? { 'Content-Range': `bytes ${from}-${size - 1}/${size}` } : {};
+    if (req.headers.range) ranged.push({ path, range: req.headers.range, status });
+    const breaking = req.method !== 'HEAD' && !!options.breakOff?.(path, req.headers.range);
+    if (!options.rewrite && !breaking) {
+      res.writeHead(status, { 'Content-Type': type, 'Content-Length': String(size - from), ...partial, ...options.headers?.(path) });
       if (req.method === 'HEAD') return void res.end();
-      return void createReadStream(file).pipe(res);
+      return void createReadStream(file, { start: from }).pipe(res);
     }
     let body: Buffer = readFileSync(file);
     if (options.rewrite) body = options.rewrite(path, body);
-    res.writeHead(200, { 'Content-Type': type, 'Content-Length': String(body.byteLength), ...options.headers?.(path) });
-    if (req.method !== 'HEAD' && options.breakOff?.(path)) {
+    body = body.subarray(from);
+    res.writeHead(status, { 'Content-Type': type, 'Content-Length': String(body.byteLength), ...partial, ...options.headers?.(path) });
+    if (breaking) {
       res.write(body.subarray(0, body.byteLength >> 1), () => setTimeout(() => res.destroy(), 50));
       return;
     }
@@ -72,6 +86,7 @@ export async function startModelHost(roots: readonly string[], port = 0, options
     url: `http://127.0.0.1:${actual}`,
     roots,
     requests,
+    ranged,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

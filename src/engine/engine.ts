@@ -40,6 +40,7 @@ import { isAllocationFailure } from './runtime/allocation-failure.ts';
 import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './load/runtime-env.ts';
 import { TaskQueue } from './runtime/task-queue.ts';
 import { MODEL_CACHE } from './load/integrity-cache.ts';
+import { storageMark, storageReport } from './load/storage-report.ts';
 import { webgpuDevice, type GpuDeviceLike } from './runtime/webgpu-device.ts';
 import { engineMemory, weightFiles } from './memory.ts';
 
@@ -163,6 +164,8 @@ export class Engine implements EngineApi {
     // model fails here, naming that, before any format is chosen or device tried.
     const config = (await source.check?.()) ?? null;
     const refusedBefore = this.#config.runtime.modelCache?.refused.length ?? 0;
+    const modelCache = this.#config.runtime.modelCache;
+    const storedBefore = modelCache && storageMark(modelCache);
     let resolved = await resolveDevice(options.device, this.#config.isNode ?? false);
     let lm: LanguageModel;
     try {
@@ -204,6 +207,7 @@ export class Engine implements EngineApi {
       int8Projections: lm.int8Projections,
       error: null,
       counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null },
+      ...(modelCache && storedBefore ? { storage: await storageReport(modelCache, storedBefore, source.base ?? '') } : {}),
     };
     if (lm.device === 'webgpu') await this.#watchDevice();
     return lm;

@@ -1,4 +1,7 @@
 import type { ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
+import type { ModelStorageStatus } from './storage-status.ts';
+
+export type { ModelStorageStatus };
 
 export type DeviceChoice = 'webgpu' | 'wasm' | 'auto';
 export type DtypeChoice = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16' | 'auto';
@@ -70,6 +73,11 @@ export interface EngineStatus {
   prefixCache: PrefixCacheStatus;
   /** What the engine holds in memory now (docs/memory.md, "Memory you can see"); `unload()` frees it. */
   memory: MemoryStatus;
+  /**
+   * What the last load stored of its model in this browser, and where it could not, why (it then
+   * serves from memory): storage-status.ts. Absent where the engine keeps no model cache (Node).
+   */
+  storage?: ModelStorageStatus;
   error: string | null;
   /**
    * The facade's queue (absent in the engine's own status): requests in flight (served or

@@ -14,6 +14,7 @@ import { MemoryOffer } from './memory-offer.tsx';
 import { ModelFacts } from './model-facts.tsx';
 import { dtypesOf, findRegistryModel, MODEL_REGISTRY, type RegistryModel } from './model-registry.ts';
 import { ProgressList } from './progress-list.tsx';
+import { StorageFacts } from './storage-facts.tsx';
 import { memoryAlternative } from './registry-alternative.ts';
 import type { WebGpuSupport } from './webgpu-probe.ts';
 
@@ -175,6 +176,7 @@ export function ModelPanel({ client, engine, progress, webgpu }: ModelPanelProps
           <MemoryFacts client={client} refreshKey={loadKey} />
         </>
       )}
+      <StorageFacts progress={progress} status={state.phase === 'ready' ? state.status : null} />
       <CacheStatus host={state.target.host} model={entry === BUNDLED_MODEL ? BUNDLED_MODEL.id : model} refreshKey={loadKey} loaded={state.phase === 'ready' && model === state.target.model} />
       <h3>Graphics</h3>
       <DeviceInfo support={webgpu} status={state.phase === 'ready' ? state.status : null} requested={state.target.device} />

@@ -150,6 +150,9 @@ describe('oneBufferBody', () => {
 function fakeCache(entries: Map<string, Uint8Array>, refuse = false) {
   const calls = { match: 0, head: 0, store: [] as string[] };
   const cache = {
+    async admit() {
+      return true;
+    },
     async match(key: string) {
       calls.match++;
       const hit = entries.get(key);

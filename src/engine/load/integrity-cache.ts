@@ -4,9 +4,16 @@
  * checked on every read. A partial or corrupt file is deleted and reported as a miss, so the
  * engine's fetch (model-fetch.ts) fetches it again; it is never served. Where the host states the file's SHA-256
  * (the hub's `X-Linked-ETag` for large files), a download that does not match is refused.
+ *
+ * Storing is best effort: a file that does not fit the room `estimate()` leaves, or whose write the
+ * browser refuses, is recorded in `unstored` (unstored-file.ts) and served from memory; an entry
+ * whose body can no longer be read (evicted under it) counts as damaged, and is fetched again.
  */
 import { bufferBody, VIEW_BYTES } from './one-buffer-body.ts';
+import { PartialDownloads } from './partial-downloads.ts';
 import { releaseBuffer } from './release-buffer.ts';
+import { storageRoom } from './storage-room.ts';
+import { fits, refusalReason, type UnstoredFile } from './unstored-file.ts';
 
 export const MODEL_CACHE = 'transformers-cache';
 const SIZE = 'x-jev-size';
@@ -14,7 +21,8 @@ const SHA = 'x-jev-sha256';
 
 export interface IntegrityEvent {
   key: string;
-  problem: 'size' | 'hash' | 'unverified';
+  /** `evicted`: listed, but its body could not be read (the browser removed it). */
+  problem: 'size' | 'hash' | 'unverified' | 'evicted';
 }
 
 export class IntegrityCache {
@@ -26,8 +34,46 @@ export class IntegrityCache {
    * failed load (load-failure.ts `file_corrupt`).
    */
   readonly refused: { key: string; sha256: string; stated: string }[] = [];
+  /** Files served but not stored, and why (unstored-file.ts): the engine's status reports those of its load. */
+  readonly unstored: UnstoredFile[] = [];
+  /** Interrupted downloads resumed with `Range` (resume-fetch.ts): the bytes kept from before. */
+  readonly resumed: { key: string; bytes: number }[] = [];
+  /** Keys `admit` turned away: their download is served, not stored. */
+  readonly #turnedAway = new Set<string>();
 
-  constructor(private readonly name: string = MODEL_CACHE) {}
+  constructor(
+    private readonly name: string = MODEL_CACHE,
+    /** The parts of interrupted downloads, for the next load to resume (resume-fetch.ts). */
+    readonly partials: PartialDownloads = new PartialDownloads(),
+  ) {}
+
+  /** The cache, or null where there is no Cache API here or it cannot be opened. */
+  async #open(): Promise<Cache | null> {
+    if (typeof caches === 'undefined') return null;
+    return caches.open(this.name).catch(() => null);
+  }
+
+  /**
+   * Before a download of `bytes` bytes: whether it may be stored. Where `estimate()` leaves less
+   * room (or there is no Cache API), it will be served from memory only, and that is recorded.
+   */
+  async admit(key: string, bytes: number): Promise<boolean> {
+    this.#turnedAway.delete(key);
+    let file: UnstoredFile | null = null;
+    if (!(await this.#open())) file = { key, bytes, reason: 'no_cache_storage', room: null };
+    else {
+      const room = await storageRoom();
+      if (!fits(bytes, room)) file = { key, bytes, reason: 'quota_exceeded', room };
+    }
+    if (!file) return true;
+    this.#turnedAway.add(key);
+    return this.#refuse(file);
+  }
+
+  #refuse(file: UnstoredFile): false {
+    this.unstored.push(file);
+    return false;
+  }
 
   async match(key: string): Promise<Response | undefined> {
     const hit = await this.read(key);
@@ -40,22 +86,23 @@ export class IntegrityCache {
    * headers; undefined when there is none or it was damaged (then it is dropped).
    */
   async read(key: string): Promise<{ bytes: ArrayBuffer; headers: Headers } | undefined> {
-    const cache = await caches.open(this.name);
-    const hit = await cache.match(key);
-    if (!hit) return undefined;
+    const cache = await this.#open();
+    const hit = await cache?.match(key).catch(() => undefined);
+    if (!cache || !hit) return undefined;
     const size = Number(hit.headers.get(SIZE));
     const sha = hit.headers.get(SHA);
     let problem: IntegrityEvent['problem'] | null = null;
     let body: ArrayBuffer | null = null;
     if (!sha || !Number.isFinite(size)) problem = 'unverified';
     else {
-      body = await hit.arrayBuffer();
-      if (body.byteLength !== size) problem = 'size';
+      body = await hit.arrayBuffer().catch(() => null);
+      if (!body) problem = 'evicted';
+      else if (body.byteLength !== size) problem = 'size';
       else if ((await sha256(body)) !== sha) problem = 'hash';
     }
     if (problem || !body) {
       if (body) releaseBuffer(body);
-      await cache.delete(key);
+      await cache.delete(key).catch(() => false);
       this.dropped.push({ key, problem: problem ?? 'unverified' });
       return undefined;
     }
@@ -64,9 +111,9 @@ export class IntegrityCache {
 
   /** The stored entry's headers (its size among them), without reading or checking its body; undefined when there is none. */
   async head(key: string): Promise<Headers | undefined> {
-    const hit = await (await caches.open(this.name)).match(key);
+    const hit = await (await this.#open())?.match(key).catch(() => undefined);
     if (!hit) return undefined;
-    await hit.body?.cancel();
+    await hit.body?.cancel().catch(() => undefined);
     return hit.headers;
   }
 
@@ -74,8 +121,10 @@ export class IntegrityCache {
    * Stores a downloaded file under `key` with its size and SHA-256. `body` stays the caller's
    * (model-fetch.ts releases it, or hands it on). A body whose hash does not match the one its host
    * states (`headers`) is refused: nothing is stored, and the refusal is recorded and thrown.
+   * A body `admit` turned away, or whose write the browser refuses, is only checked: resolves
+   * whether it was stored.
    */
-  async store(key: string, body: ArrayBuffer, headers: Headers): Promise<void> {
+  async store(key: string, body: ArrayBuffer, headers: Headers): Promise<boolean> {
     const sha = await sha256(body);
     const stated = statedSha256(headers);
     if (stated && stated !== sha) {
@@ -87,13 +136,20 @@ export class IntegrityCache {
     stored.set(SHA, sha);
     stored.set('content-length', String(body.byteLength));
     stored.delete('content-encoding');
-    const cache = await caches.open(this.name);
-    // Handed to the cache as views over `body` (no copy); `body` itself is left whole.
-    await cache.put(key, new Response(bufferBody(body, VIEW_BYTES, false), { status: 200, headers: stored }));
+    if (this.#turnedAway.delete(key)) return false;
+    const cache = await this.#open();
+    if (!cache) return this.#refuse({ key, bytes: body.byteLength, reason: 'no_cache_storage', room: null });
+    try {
+      // Handed to the cache as views over `body` (no copy); `body` itself is left whole.
+      await cache.put(key, new Response(bufferBody(body, VIEW_BYTES, false), { status: 200, headers: stored }));
+      return true;
+    } catch (e) {
+      return this.#refuse({ key, bytes: body.byteLength, reason: refusalReason(e), room: await storageRoom(), error: String((e as Error)?.message ?? e) });
+    }
   }
 
   async delete(key: string): Promise<boolean> {
-    return (await caches.open(this.name)).delete(key);
+    return (await (await this.#open())?.delete(key).catch(() => false)) ?? false;
   }
 }
 

@@ -2,6 +2,7 @@ import type { IntegrityCache } from './integrity-cache.ts';
 import { currentHandoff, ModelHandoff } from './model-handoff.ts';
 import { oneBufferBody } from './one-buffer-body.ts';
 import { releaseBuffer } from './release-buffer.ts';
+import { resumeFetch } from './resume-fetch.ts';
 
 /** The shape of transformers.js' `env.fetch`. */
 type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
@@ -14,7 +15,10 @@ type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
  *   its body handed out as views over one buffer, released once read;
  * - otherwise from the network, the body read into one buffer (one-buffer-body.ts), which is then
  *   hashed, stored and released; a download whose hash does not match the one its host states
- *   fails the read, and nothing is stored;
+ *   fails the read, and nothing is stored; a file the cache has no room for, or whose write the
+ *   browser refuses, is served all the same (integrity-cache.ts `unstored`);
+ * - a download that breaks off leaves what it received (partial-downloads.ts), and the next one
+ *   asks for the rest with `Range` (resume-fetch.ts);
  * - a Range request (transformers.js' size check) answered from the stored entry's headers;
  * - during a load that hands model files to onnxruntime directly (model-handoff.ts), a graph or its
  *   external data is read whole (from the cache or the network, reporting progress to the handoff)
@@ -45,10 +49,12 @@ export function modelFetch(network: Fetch, cache: IntegrityCache | null, handoff
       const hit = await cache?.match(url);
       if (hit) return hit;
     }
-    const response = await network(input, init);
+    const { response, prefix } = await resumeFetch(network, url, init, cache?.partials ?? null, (bytes) => cache?.resumed.push({ key: url, bytes }));
     if (response.status !== 200 || !response.body) return response;
     const size = Number(response.headers.get('content-length'));
     const announced = Number.isSafeInteger(size) && size > 0 ? size : 0;
+    // Before the download: is there room to store it? (Served either way.)
+    const storable = !!cache && announced > 0 && (await cache.admit(url, announced - (prefix?.byteLength ?? 0)));
     let ticket: Uint8Array<ArrayBuffer> | null = null;
     const onEnd = async (bytes: ArrayBuffer) => {
       try {
@@ -57,10 +63,12 @@ export function modelFetch(network: Fetch, cache: IntegrityCache | null, handoff
         releaseBuffer(bytes);
         throw e;
       }
+      if (prefix) await cache?.partials.delete(url);
       if (handoff) ticket = handoff.deposit(url, bytes);
       else releaseBuffer(bytes);
     };
-    const body = oneBufferBody(response.body, announced, onEnd);
+    const onBreak = storable ? (received: Uint8Array) => cache.partials.keep(url, received, announced, response.headers).then(() => undefined) : undefined;
+    const body = oneBufferBody(response.body, announced, onEnd, cache ? { prefix, ...(onBreak ? { onBreak } : {}) } : undefined);
     if (!handoff) return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     const reader = body.getReader();
     const handed = new ReadableStream<Uint8Array>(

@@ -43,14 +43,24 @@ export function bufferBody(buffer: ArrayBuffer, viewBytes = VIEW_BYTES, release 
   );
 }
 
+/** A body that continues an interrupted download, or may itself be interrupted (resume-fetch.ts). */
+export interface Resumable {
+  /** The bytes received before (an earlier download's): they open the buffer and are the first view read. */
+  prefix?: Uint8Array | null;
+  /** Hears what was received (a view over the buffer, the prefix included) when the source fails mid-way. */
+  onBreak?: (received: Uint8Array) => Promise<void>;
+}
+
 /**
  * `source` (a fetch body) read into one buffer of `size` bytes (0: unknown; grown if the body turns out longer),
  * as a stream of views over that buffer. When the source ends, `onEnd` takes the buffer (filled
  * exactly: it owns it, and must release it) before the stream closes; an `onEnd` that throws
  * errors the stream. Without `onEnd`, or if the reader cancels, the buffer is released.
  * A byte stream is read with a BYOB reader, straight into the buffer; any other is copied in.
+ * A `resumable` body reads a byte stream into a small buffer of its own and copies it in (a BYOB
+ * read that fails takes the buffer it was given with it: the bytes received must survive it).
  */
-export function oneBufferBody(source: ReadableStream<Uint8Array>, size: number, onEnd?: (bytes: ArrayBuffer) => Promise<void>): ReadableStream<Uint8Array> {
+export function oneBufferBody(source: ReadableStream<Uint8Array>, size: number, onEnd?: (bytes: ArrayBuffer) => Promise<void>, resumable?: Resumable): ReadableStream<Uint8Array> {
   const byob = isByteStream(source);
   const reader = byob ? source.getReader({ mode: 'byob' }) : source.getReader();
   // Allocated at the first read: a body that is cancelled unread (a Range request answered in
@@ -90,9 +100,37 @@ export function oneBufferBody(source: ReadableStream<Uint8Array>, size: number, 
     controller.enqueue(new Uint8Array(target, filled, value.byteLength));
     filled += value.byteLength;
   };
+  const prefix = resumable?.prefix;
+  let opening = !!prefix && prefix.byteLength > 0;
+  if (opening) {
+    room(Math.max(size, prefix!.byteLength));
+    new Uint8Array(buffer!).set(prefix!);
+    filled = prefix!.byteLength;
+  }
+  let scratch: ArrayBuffer | null = null;
+  /** A resumable body's read: copied in from a buffer of its own; a failure hands on what was received. */
+  const pullCopying = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (opening) {
+      opening = false;
+      return controller.enqueue(new Uint8Array(buffer!, 0, filled));
+    }
+    let r: ReadableStreamReadResult<Uint8Array>;
+    try {
+      if (byob) {
+        r = await (reader as ReadableStreamBYOBReader).read(new Uint8Array((scratch ??= new ArrayBuffer(VIEW_BYTES))));
+        scratch = r.value ? (r.value.buffer as ArrayBuffer) : null;
+      } else r = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+    } catch (e) {
+      if (buffer && filled > 0) await resumable!.onBreak?.(new Uint8Array(buffer, 0, filled)).catch(() => undefined);
+      release();
+      throw e;
+    }
+    return r.done || !r.value ? end(controller) : append(controller, r.value);
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        if (resumable) return pullCopying(controller);
         // Pulled only when the reader asks (high-water mark 0): it has taken the previous view.
         if (!byob) {
           const { value, done } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
