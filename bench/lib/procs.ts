@@ -14,6 +14,10 @@ interface Proc {
   ppid: number;
   type: string;
   rss: number;
+  /** The resident set's parts (Linux's RssAnon, RssFile, RssShmem): private memory, mapped files (code), shared memory. */
+  rssAnon: number;
+  rssFile: number;
+  rssShmem: number;
   hwm: number;
   cpu: number; // seconds
 }
@@ -45,6 +49,9 @@ function proc(pid: number): Proc | null {
     ppid: Number(rest[1]),
     type,
     rss: kb('VmRSS') || Number(rest[21]) * PAGE,
+    rssAnon: kb('RssAnon'),
+    rssFile: kb('RssFile'),
+    rssShmem: kb('RssShmem'),
     hwm: kb('VmHWM'),
     cpu: (Number(rest[11]) + Number(rest[12])) / TICKS,
   };

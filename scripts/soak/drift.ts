@@ -16,6 +16,10 @@ export interface Sample {
   /** Seconds since the soak began. */
   t: number;
   rendererRss: number;
+  /** The renderer's private (anonymous) resident memory, and its mapped files and shared memory (memory.ts); null in older runs. */
+  rendererAnon: number | null;
+  rendererFile?: number | null;
+  rendererShmem?: number | null;
   treeRss: number;
   workerHeap: number;
   workerBuffers: number;
@@ -31,14 +35,14 @@ export interface Sample {
 }
 
 /** The figures whose drift is reported. */
-export const FIGURES = ['rendererRss', 'workerHeap', 'workerObjects', 'wasmHeap'] as const;
+export const FIGURES = ['rendererRss', 'rendererAnon', 'workerHeap', 'workerObjects', 'wasmHeap'] as const;
 export type Figure = (typeof FIGURES)[number];
 /**
  * Those held to the bound by default. The worker's heap in use counts V8's compiled code, which
  * grows while the JIT warms up over thousands of requests (heap snapshots show code objects, not
  * data): its objects without that code are bounded, the whole is reported.
  */
-export const BOUNDED: readonly Figure[] = ['rendererRss', 'workerObjects', 'wasmHeap'];
+export const BOUNDED: readonly Figure[] = ['rendererRss', 'rendererAnon', 'workerObjects', 'wasmHeap'];
 
 export interface Drift {
   figure: Figure;
@@ -91,7 +95,7 @@ export function judge(samples: readonly Sample[], options: { warmup?: number; bo
   const [levelWindow, ...later] = full as [Sample[], ...Sample[][]];
   const drift: Drift[] = [];
   for (const figure of FIGURES) {
-    const values = (w: Sample[]) => w.map((s) => s[figure]).filter((v): v is number => v !== null);
+    const values = (w: Sample[]) => w.map((s) => s[figure]).filter((v): v is number => typeof v === 'number');
     const first = values(levelWindow);
     if (first.length === 0 || median(first) <= 0) continue; // no wasm heap figure on WebGPU or without isolation
     const base = median(first);

@@ -13,6 +13,15 @@ import { engineWorkerHeap } from '../../e2e/reliability-support.ts';
 export interface MemoryReading {
   /** The largest renderer's resident set (the page, its engine worker and onnxruntime's threads). */
   rendererRss: number;
+  /**
+   * That renderer's resident set in its parts: private (anonymous) memory, where a leak of the
+   * page, the worker, V8 or onnxruntime grows; mapped files (Chromium's own code, which the
+   * kernel pages in and out as the machine's load asks); shared memory (buffers shared with the
+   * GPU and browser processes).
+   */
+  rendererAnon: number;
+  rendererFile: number;
+  rendererShmem: number;
   /** All of the browser's processes together. */
   treeRss: number;
   /** The engine worker's V8 heap in use after a full GC, and its ArrayBuffer backing stores. */
@@ -38,8 +47,12 @@ export function memoryReader(probe: MemoryProbe): () => Promise<MemoryReading> {
     await probe.settle();
     const worker = await probe.workerHeap();
     const tree = browserTree(probe.marker);
+    const renderer = tree.filter((p) => p.type === 'renderer').reduce<(typeof tree)[number] | null>((a, p) => (a === null || p.rss > a.rss ? p : a), null);
     return {
-      rendererRss: Math.max(0, ...tree.filter((p) => p.type === 'renderer').map((p) => p.rss)),
+      rendererRss: renderer?.rss ?? 0,
+      rendererAnon: renderer?.rssAnon ?? 0,
+      rendererFile: renderer?.rssFile ?? 0,
+      rendererShmem: renderer?.rssShmem ?? 0,
       treeRss: tree.reduce((s, p) => s + p.rss, 0),
       workerHeap: worker.used,
       workerBuffers: worker.buffers,
