@@ -7,8 +7,9 @@ describe("the page's view of a failed load", () => {
   it('reads details.reason from the error the facade rejects with (rebuilt after the worker boundary)', () => {
     const sent = new JevError('model_load_failed', 'http://h cannot be reached', { param: 'host', details: { reason: 'host_unreachable', host: 'http://h' } });
     const info = errorInfo(JevError.fromJSON(JSON.parse(JSON.stringify(sent.toJSON()))));
-    expect(info).toEqual({ message: 'http://h cannot be reached', param: 'host', code: 'model_load_failed', status: 503, reason: 'host_unreachable' });
+    expect(info).toEqual({ message: 'http://h cannot be reached', param: 'host', code: 'model_load_failed', status: 503, reason: 'host_unreachable', details: { reason: 'host_unreachable', host: 'http://h' } });
     expect(errorInfo(new Error('plain')).reason).toBe(null);
+    expect(errorInfo(new Error('plain')).details).toBe(null);
   });
 
   it('a fallback note alone counts no file (ProgressList then draws no bar); files count as they come', () => {
