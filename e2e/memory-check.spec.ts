@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { MODEL_REGISTRY } from '../src/ui/model-registry.ts';
 import { GENERATED } from './support/env.ts';
 import { startModelHost, type ModelHost } from './support/model-host.ts';
 
@@ -67,4 +68,40 @@ test("under dtype auto, the device's first format declared too big is passed ove
   // wasm's order is q8, then fp32 (dtype-preference.ts).
   await expect(status).toContainText('fp32 on wasm');
   expect(fetched(host, 'model_quantized.onnx')).toEqual([]);
+});
+
+test("on WebGPU, an embedding declared larger than the adapter's buffer limits is refused before any download; the page offers a registry model", async ({ page }) => {
+  await page.goto('/?model=none&host=http://127.0.0.1:1');
+  const limits = await page.evaluate(async () => {
+    const a = await (navigator as any).gpu?.requestAdapter();
+    return a ? { maxBufferSize: a.limits.maxBufferSize as number, maxStorageBufferBindingSize: a.limits.maxStorageBufferBindingSize as number } : null;
+  });
+  test.skip(limits === null, 'this browser has no WebGPU adapter');
+  // config.json declares a vocabulary of 4M tokens of width 8192: the embedding alone is 128 GiB
+  // in fp32, and at least 32 GiB in any format.
+  const [vocab, hidden] = [2 ** 22, 2 ** 13];
+  host = await startModelHost([GENERATED], 0, {
+    rewrite: (p, body) => (p === `${MODEL}/config.json` ? Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), vocab_size: vocab, hidden_size: hidden })) : body),
+  });
+  await page.goto(`/?${q({ model: MODEL, host: host.url, device: 'webgpu', dtype: 'q4' })}`);
+  const status = page.getByTestId('engine-status');
+  await expect(status).toHaveAttribute('data-state', 'failed');
+  await expect(status).toHaveAttribute('data-reason', 'insufficient_memory');
+  const error = await page.evaluate(() => (window as any).jev.ready.then(() => null, (e: any) => ({ code: e.code, details: e.details })));
+  expect(error.details).toMatchObject({
+    reason: 'insufficient_memory',
+    device: 'webgpu',
+    dtype: 'q4',
+    limit: 'gpu_buffer',
+    needed: vocab * hidden * 4,
+    available: Math.min(limits!.maxBufferSize, limits!.maxStorageBufferBindingSize),
+    alternative: null,
+    capacity: { maxBufferSize: limits!.maxBufferSize, maxStorageBufferBindingSize: limits!.maxStorageBufferBindingSize },
+  });
+  expect(host.requests.filter((r) => r.startsWith('GET ') && r.includes('/onnx/')), 'no weight was downloaded').toEqual([]);
+  // The model has no format that fits: the page offers one of its registry's.
+  const offer = page.getByTestId('memory-offer');
+  await expect(offer).toBeVisible();
+  expect(MODEL_REGISTRY.map((m) => m.id)).toContain(await offer.getAttribute('data-model'));
+  expect(await offer.getAttribute('data-model')).not.toBe(MODEL);
 });
