@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { httpSource } from '../../src/engine/load/http-source.ts';
 import { IntegrityCache, MODEL_CACHE } from '../../src/engine/load/integrity-cache.ts';
 import { modelFetch } from '../../src/engine/load/model-fetch.ts';
 import { PARTIAL_CACHE } from '../../src/engine/load/partial-downloads.ts';
@@ -31,9 +32,9 @@ function host(options: { ranges: boolean; cutAt?: number }) {
     const status = m ? 206 : 200;
     log.push({ range, status });
     let at = from;
-    const stream = new ReadableStream<Uint8Array>({
+    const stream = new ReadableStream({
       type: 'bytes',
-      pull(c) {
+      pull(c: ReadableByteStreamController) {
         if (at >= cut) return c.error(new TypeError('network error'));
         if (at >= file.length) {
           c.close();
@@ -119,6 +120,21 @@ it('an entry whose body the browser evicted is dropped and fetched again, and th
   expect((await storageReport(cache, mark, BASE)).redownloaded).toEqual(['onnx/model.onnx']);
 });
 
+it("a stored config.json whose body was evicted is asked of the host again, not a failed load", async () => {
+  const url = `${BASE}config.json`;
+  const config = { model_type: 'llama' };
+  await (await caches.open(MODEL_CACHE)).put(url, new Response(JSON.stringify(config)));
+  f.unreadable.add(url);
+  const asked: string[] = [];
+  const fetchFn = (async (u: string) => {
+    asked.push(u);
+    return new Response(JSON.stringify(config), { headers: { 'content-type': 'application/json' } });
+  }) as typeof fetch;
+  const source = httpSource({ model: 'm', host: 'http://host.test', device: 'wasm', dtype: 'fp32' }, { cacheName: MODEL_CACHE, fetch: fetchFn });
+  expect(await source.check()).toEqual(config);
+  expect(asked).toEqual([url]);
+});
+
 describe('an interrupted download resumes', () => {
   const cutAt = 400_000;
 
@@ -168,7 +184,8 @@ describe('an interrupted download resumes', () => {
     const cache = new IntegrityCache();
     const h = host({ ranges: true, cutAt });
     await cutOff(h.fn, cache);
-    f.stores.get(PARTIAL_CACHE)!.get(URL_)!.body[1234] ^= 0xff;
+    const kept = f.stores.get(PARTIAL_CACHE)!.get(URL_)!.body;
+    kept[1234] = kept[1234]! ^ 0xff;
     await expect(readBytes(await modelFetch(h.fn, cache)(URL_))).rejects.toThrow(/corrupt/);
     expect(cache.refused.map((r) => r.key)).toEqual([URL_]);
     expect(f.stores.get(MODEL_CACHE)?.has(URL_) ?? false).toBe(false);

@@ -89,11 +89,13 @@ export function httpSource(options: LoadOptions, { cacheName, fetch: fetchFn = (
   const check = () => {
     config ??= (async () => {
       const url = `${base}config.json`;
+      // A stored copy whose body the browser evicted under its entry cannot be read: then the host is asked.
       const stored = await cached(url);
-      configCached = !!stored;
-      const res = stored ?? (await request(url));
+      const storedText = stored ? await stored.text().catch(() => null) : null;
+      configCached = storedText !== null;
+      const res = configCached ? stored! : await request(url);
       if (!res.ok) throw statusFailure(url, res.status, ctx);
-      const text = await res.text();
+      const text = storedText ?? (await res.text());
       try {
         return JSON.parse(text) as unknown;
       } catch {
