@@ -3,7 +3,9 @@
  *                 [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits]
  * (and, for short investigative runs, `--states 64,512` and `--reps N`; `--only serve`: the server in
  * front of a serving engine alone, bench/lib/serve-rows.ts; `--only structured`: chat under a JSON
- * schema against chat without one alone, bench/lib/structured-rows.ts; `--no-structured` skips those)
+ * schema against chat without one alone, bench/lib/structured-rows.ts; `--no-structured` skips those;
+ * `--only tabs`: renderers' memory with 1, 2 and 4 tabs sharing one engine against independent
+ * engines alone, bench/lib/tabs-rows.ts, on the first of `--models` (default the 135M model); `--no-tabs` skips them)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
  * SmolLM2-shaped model on wasm, its GQA export beside the Optimum-style one (bench/lib/formats.ts),
@@ -29,6 +31,7 @@ import { parseBenchArgs } from './lib/options.ts';
 import { runPeers } from './lib/peer-rows.ts';
 import { runServeOnly } from './lib/serve-rows.ts';
 import { measureStructured, structuredPlan } from './lib/structured-rows.ts';
+import { measureTabs } from './lib/tabs-rows.ts';
 import { SMOL, TINYSTORIES, makePlan } from './lib/plan.ts';
 import { loadAverage } from './lib/procs.ts';
 import { renderChart, renderResults, updateDocument } from './lib/report.ts';
@@ -55,6 +58,12 @@ async function main(): Promise<void> {
     options.models = [SMOL];
     options.md = null;
   }
+  if (options.only === 'tabs') {
+    // Tabs sharing one engine alone: JSON only, docs untouched.
+    options.grid = options.formats = options.peers = options.logits = options.structured = false;
+    options.md = null;
+  }
+  const tabsModel = options.models?.[0] ?? SMOL;
   const started = performance.now();
   const hasTinyStories = existsSync(join(VENDORED, TINYSTORIES, 'onnx/model.onnx'));
   // The generated models the plan needs: written here when missing or stale (a fresh clone has
@@ -114,6 +123,7 @@ async function main(): Promise<void> {
     peer_agreement: [],
     prefix_cache: [],
     structured: [],
+    tabs: [],
     prefix_cache_chat: [],
     load: [],
     memory: [],
@@ -150,6 +160,16 @@ async function main(): Promise<void> {
         result.structured.push(await measureStructured(structuredPlan(options), site.url, mirror, options.threads, log));
       } catch (e) {
         const note = `structured rows: not measured (${(e as Error).message.split('\n')[0]})`;
+        log(note);
+        result.notes.push(note);
+      }
+      writeJson(options.json, finalize(result, started));
+    }
+    if (options.tabs) {
+      try {
+        result.tabs.push(...(await measureTabs({ model: tabsModel, dtype: 'fp32', counts: [1, 2, 4] }, site.url, mirror, log)));
+      } catch (e) {
+        const note = `tabs rows: not measured (${(e as Error).message.split('\n')[0]})`;
         log(note);
         result.notes.push(note);
       }

@@ -23,15 +23,17 @@ export interface BenchOptions {
   logits: boolean;
   /** The `structured` rows: chat under a JSON schema against chat without one (bench/lib/structured-rows.ts). */
   structured: boolean;
+  /** The `tabs` rows: renderers' memory with 1, 2 and 4 tabs sharing one engine, against independent ones (bench/lib/tabs-rows.ts). */
+  tabs: boolean;
   /**
    * `--only serve`: only the server-overhead rows (bench/lib/serve-rows.ts, docs/scale-out.md), in Node;
-   * `--only structured`: only the structured rows, in Chromium.
+   * `--only structured`: only the structured rows, in Chromium; `--only tabs`: only the tabs rows.
    */
-  only: 'serve' | 'structured' | null;
+  only: 'serve' | 'structured' | 'tabs' | null;
 }
 
 export function parseBenchArgs(argv: string[]): BenchOptions {
-  const o: BenchOptions = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true, logits: true, structured: true, only: null };
+  const o: BenchOptions = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true, logits: true, structured: true, tabs: true, only: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -59,15 +61,16 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     else if (a === '--no-grid') o.grid = false;
     else if (a === '--no-logits') o.logits = false;
     else if (a === '--no-structured') o.structured = false;
+    else if (a === '--no-tabs') o.tabs = false;
     else if (a === '--only') {
       const only = value();
-      if (only !== 'serve' && only !== 'structured') throw new Error(`--only: unknown ${only}; known: serve, structured`);
+      if (only !== 'serve' && only !== 'structured' && only !== 'tabs') throw new Error(`--only: unknown ${only}; known: serve, structured, tabs`);
       o.only = only;
     }
     else if (a === '--help' || a === '-h') {
       console.log(
         'usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K,tiny-random-llama] [--threads N] ' +
-          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--md FILE | --no-md] [--only serve|structured]',
+          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--md FILE | --no-md] [--only serve|structured|tabs]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);

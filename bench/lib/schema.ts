@@ -239,6 +239,29 @@ export interface StructuredResult {
   samples: { ms_per_token: number[]; constrained_ms_per_token: number[]; ttft_ms: number[]; first_ttft_ms: number[]; cached_ttft_ms: number[]; grammar_first_token_ms: number[] };
 }
 
+/**
+ * One `tabs` row (CONTRACT §1, docs/sharing.md): resident memory of all renderers with `tabs` tabs
+ * of one model sharing one engine (`share: 'origin'`), against as many independent engines.
+ */
+export interface TabsResult {
+  model: string; // (contract)
+  device: Device;
+  dtype: string;
+  tabs: number; // (contract)
+  renderers_rss_bytes: number; // (contract) shared: the sum of every renderer's resident set
+  one_tab_rss_bytes: number; // (contract) the same with one tab
+  /** renderers ÷ one tab (target at 4 tabs ≤ 1.25). */
+  ratio_to_one_tab: number;
+  /** The same number of tabs, each with its own engine (`share: 'tab'`). */
+  independent_rss_bytes: number;
+  independent_ratio_to_one_tab: number;
+  /** Engine workers across the tabs: 1 when shared. */
+  engines: number;
+  independent_engines: number;
+  /** The tabs the shared engine said it served (status().sharing.tabs). */
+  served_tabs: number | null;
+}
+
 export interface TargetResult {
   name: string;
   value: number | null;
@@ -273,6 +296,8 @@ export interface BenchResult {
   prefix_cache: PrefixCacheResult[]; // (contract)
   /** Chat under a JSON schema against chat without one (docs/structured-output.md). */
   structured: StructuredResult[]; // (contract)
+  /** Renderers' memory with 1, 2 and 4 tabs sharing one engine, against independent engines (bench/lib/tabs-rows.ts). */
+  tabs: TabsResult[]; // (contract)
   /** New conversations sharing a long system prompt with an earlier one. */
   prefix_cache_chat: PrefixChatResult[];
   load: LoadResult[];

@@ -84,6 +84,9 @@ const result: BenchResult = {
       samples: { ms_per_token: [50], constrained_ms_per_token: [52.6], ttft_ms: [500], first_ttft_ms: [800], cached_ttft_ms: [503], grammar_first_token_ms: [1.5] },
     },
   ],
+  tabs: [
+    { model: 'm', device: 'wasm', dtype: 'fp32', tabs: 4, renderers_rss_bytes: 1.2 * 2 ** 30, one_tab_rss_bytes: 2 ** 30, ratio_to_one_tab: 1.2, independent_rss_bytes: 4 * 2 ** 30, independent_ratio_to_one_tab: 4, engines: 1, independent_engines: 4, served_tabs: 4 },
+  ],
   peer_agreement: [{ model: 'm', dtype: 'q4', bound: 0.25, pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
   load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
   memory: [
@@ -103,6 +106,7 @@ describe('bench report writers', () => {
     for (const k of ['model', 'device', 'phase', 'model_bytes', 'renderer_peak_rss_bytes']) expect(json.memory[0]).toHaveProperty(k);
     for (const k of ['model', 'device', 'state_tokens', 'questions', 'first_ms', 'repeat_ms', 'cached_tokens']) expect(json.prefix_cache[0]).toHaveProperty(k);
     for (const k of ['model', 'device', 'decode_tps', 'constrained_decode_tps', 'first_ttft_ms', 'cached_ttft_ms', 'mask_ms_per_token']) expect(json.structured[0]).toHaveProperty(k);
+    for (const k of ['model', 'tabs', 'renderers_rss_bytes', 'one_tab_rss_bytes']) expect(json.tabs[0]).toHaveProperty(k);
   });
 
   it('render tables and an SVG chart, and replace only the generated block of the document', () => {
@@ -111,6 +115,7 @@ describe('bench report writers', () => {
     expect(block).toContain('| m · wasm · fp32 | 512 | 4 | 6.00 s | 1.00 s | 6.00× | 5.90 s | 5.90× | 560 | 700 / 140 / 700 | 3.0e-8 | 1 |');
     expect(block).toContain('| m · wasm · fp32 | 480 tokens | 4.00 s | 400 ms | 4.10 s | 10.25× | 505 / 520 | 1 |');
     expect(block).toContain('abc1234-dirty');
+    expect(block).toContain('| m · wasm · fp32 | 4 | 1229 MiB (1.20×; 1 engine, serving 4) | 4096 MiB (4.00×; 4 engines) | 1024 MiB |');
     expect(block).toContain("| m · wasm · fp32 | 120 → 64 | 19.00 / 20.00 tok/s | 1.020× (whole steps 1.05×; grammar's own time 1.010×) | 500 ms / 800 ms / 503 ms | 1.50 (TTFT Δ 3.0) | 300 ms | 0.40 (0.30 + 0.10) | 1.50 s | 1 |");
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
     // and each side's serving peak beside the bytes of the file it loaded

@@ -1,0 +1,89 @@
+/**
+ * The `tabs` rows (docs/sharing.md, CONTRACT §1): the resident memory of all renderers of one
+ * browser profile with 1, 2 and 4 tabs of the library's client (bench/page/tabs.html) on one
+ * model, each tab having answered one decision, with `share: 'origin'` (one engine, hosted by the
+ * first tab, the others relaying) against the same number of tabs each running its own engine
+ * (`share: 'tab'`). Each configuration runs in a fresh profile (a fresh Chromium).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import type { ModelHost } from '../../e2e/support/model-host.ts';
+import { chromiumPath } from '../peers/browser.ts';
+import { browserTree } from './procs.ts';
+import type { TabsResult } from './schema.ts';
+
+export interface TabsPlan {
+  model: string;
+  dtype: string;
+  counts: number[];
+}
+
+const DECISION = { model: 'jev', state: 'The parcel arrived two weeks late and the box was crushed.', questions: { late: { type: 'noul', instructions: 'Was it late?' } } };
+
+interface Measured {
+  rss: number;
+  /** Tabs the engine says it serves (origin), else null. */
+  served: number | null;
+  engines: number;
+}
+
+async function openTabs(site: string, mirror: ModelHost, plan: TabsPlan, share: 'origin' | 'tab', n: number, log: (...a: unknown[]) => void): Promise<Measured> {
+  const profile = mkdtempSync(join(tmpdir(), 'jev-bench-tabs-'));
+  const ctx: BrowserContext = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
+  try {
+    const url = `${site}/tabs.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${plan.dtype}&share=${share}`;
+    const pages: Page[] = [];
+    for (let i = 0; i < n; i++) {
+      const page = i === 0 && ctx.pages()[0] ? ctx.pages()[0]! : await ctx.newPage();
+      page.setDefaultTimeout(0);
+      page.on('pageerror', (e) => log('tab page error:', e.message));
+      await page.goto(url);
+      await page.waitForFunction(() => (window as unknown as { jevTab?: unknown }).jevTab);
+      await page.evaluate(() => (window as unknown as { jevTab: { ready: Promise<unknown> } }).jevTab.ready);
+      await page.evaluate((body) => (window as unknown as { jevTab: { decisions: { create(b: unknown): Promise<unknown> } } }).jevTab.decisions.create(body), DECISION);
+      pages.push(page);
+    }
+    const last = await pages.at(-1)!.evaluate(() => (window as unknown as { jevTab: { status(): Promise<{ sharing?: { tabs: number } }> } }).jevTab.status());
+    const engines = pages.reduce((s, p) => s + p.workers().filter((w) => w.url().includes('engine.worker')).length, 0);
+    const rss = browserTree(profile)
+      .filter((p) => p.type === 'renderer')
+      .reduce((s, p) => s + p.rss, 0);
+    return { rss, served: last.sharing?.tabs ?? null, engines };
+  } finally {
+    await ctx.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+export async function measureTabs(plan: TabsPlan, site: string, mirror: ModelHost, log: (...a: unknown[]) => void): Promise<TabsResult[]> {
+  const rows: TabsResult[] = [];
+  let one: number | null = null;
+  for (const n of plan.counts) {
+    const shared = await openTabs(site, mirror, plan, 'origin', n, log);
+    const own = await openTabs(site, mirror, plan, 'tab', n, log);
+    if (n === 1 || one === null) one = shared.rss;
+    const row: TabsResult = {
+      model: plan.model,
+      device: 'wasm',
+      dtype: plan.dtype,
+      tabs: n,
+      renderers_rss_bytes: shared.rss,
+      one_tab_rss_bytes: one,
+      ratio_to_one_tab: shared.rss / one,
+      independent_rss_bytes: own.rss,
+      independent_ratio_to_one_tab: own.rss / one,
+      engines: shared.engines,
+      independent_engines: own.engines,
+      served_tabs: shared.served,
+    };
+    log(
+      `tabs ${plan.model} ${plan.dtype} ×${n}: shared ${(shared.rss / 2 ** 20).toFixed(0)} MiB (${row.ratio_to_one_tab.toFixed(2)}× one tab; ${shared.engines} engine, ` +
+        `serving ${shared.served} tabs), independent ${(own.rss / 2 ** 20).toFixed(0)} MiB (${row.independent_ratio_to_one_tab.toFixed(2)}×; ${own.engines} engines)`,
+    );
+    rows.push(row);
+  }
+  return rows;
+}
