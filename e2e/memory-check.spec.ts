@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { MODEL_REGISTRY } from '../src/ui/model-registry.ts';
@@ -104,4 +105,68 @@ test("on WebGPU, an embedding declared larger than the adapter's buffer limits i
   await expect(offer).toBeVisible();
   expect(MODEL_REGISTRY.map((m) => m.id)).toContain(await offer.getAttribute('data-model'));
   expect(await offer.getAttribute('data-model')).not.toBe(MODEL);
+});
+
+/**
+ * A host that states a file's true size to HEAD, and to GET a size just under the largest
+ * ArrayBuffer V8 allows (32 GiB): the check before the download lets the file through, and the
+ * engine's fetch, which allocates the announced size at once (one-buffer-body.ts), runs out.
+ */
+async function oversizedGet(file: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Headers', '*');
+    res.setHeader('Access-Control-Expose-Headers', 'Content-Length');
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+    const m = /^\/(.+?)\/resolve\/[^/]+\/(.+)$/.exec(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+    const path = m && join(GENERATED, m[1]!, m[2]!);
+    if (!path || !path.startsWith(GENERATED) || !existsSync(path) || !statSync(path).isFile()) return void res.writeHead(404).end();
+    const lie = req.method === 'GET' && m![2] === `onnx/${file}`;
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(lie ? OVERSIZED : statSync(path).size) });
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(path).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const OVERSIZED = 2 ** 35 - 2 ** 20;
+
+test('a load that runs out of memory anyway is reported as insufficient_memory, and the tab goes on to load a smaller dtype', async ({ page }) => {
+  await page.goto('/?model=none&host=http://127.0.0.1:1');
+  const allocates = await page.evaluate((n) => {
+    try {
+      return new ArrayBuffer(n).byteLength > 0;
+    } catch {
+      return false;
+    }
+  }, OVERSIZED);
+  test.skip(allocates, 'this machine can allocate 32 GiB at once: nothing runs out');
+  const odd = await oversizedGet('model.onnx');
+  try {
+    await page.goto(`/?${q({ model: MODEL, host: odd.url, device: 'wasm', dtype: 'fp32' })}`);
+    const status = page.getByTestId('engine-status');
+    await expect(status).toHaveAttribute('data-state', 'failed');
+    await expect(status).toHaveAttribute('data-reason', 'insufficient_memory');
+    const error = await page.evaluate(() => (window as any).jev.ready.then(() => null, (e: any) => ({ code: e.code, message: e.message, details: e.details })));
+    expect(error.details).toMatchObject({ reason: 'insufficient_memory', dtype: 'fp32', device: 'wasm' });
+    expect(error.message).toContain('ran out of memory');
+    // The next format with smaller files, offered in one click; the same tab and engine load it.
+    const q8Bytes = statSync(join(GENERATED, MODEL, 'onnx/model_quantized.onnx')).size;
+    expect(error.details.alternative).toEqual({ model: MODEL, dtype: 'q8', bytes: q8Bytes });
+    await page.getByTestId('memory-offer').getByRole('button').click();
+    await expect(status).toHaveAttribute('data-state', 'ready');
+    await expect(status).toContainText('q8 on wasm');
+  } finally {
+    await odd.close();
+  }
 });
