@@ -90,8 +90,10 @@ export function insufficientMemory(model: string, dtype: Dtype, device: Device, 
   );
 }
 
+/** Bytes in decimal units, as the hub lists sizes. */
 function gb(bytes: number): string {
-  return `${(bytes / 1e9).toFixed(bytes < 1e9 ? 2 : 1)} GB`;
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
+  return bytes >= 1e6 ? `${Math.round(bytes / 1e6)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} kB`;
 }
 
 /**
