@@ -48,29 +48,42 @@ async function reference(page: Page): Promise<unknown> {
   return decide(page);
 }
 
-test('with the quota forced small, the model loads and answers from memory, uncached, and says why, with the bytes', async ({ page, baseURL }) => {
-  const quota = 400_000;
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(baseURL!).origin, quotaSize: quota });
-  await page.goto(q(MIRROR));
-  const status = await ready(page);
-  expect(status.state).toBe('ready');
-  const storage = status.storage;
-  expect(storage.stored).toBe(false);
-  // Chromium enforces the override when writing (QuotaExceededError) but may not report it in estimate().
-  expect(storage.unstored).toContainEqual(expect.objectContaining({ file: 'onnx/model.onnx', bytes: BYTES.length, reason: 'quota_exceeded' }));
-  expect(storage.neededBytes).toBeGreaterThanOrEqual(BYTES.length);
-  expect(typeof storage.availableBytes).toBe('number');
-  expect(storage.message).toMatch(/not enough room|refused to store it/);
-  expect(await storedFiles(page, MIRROR)).not.toContain('onnx/model.onnx');
-  // The panel says the same, with what to delete; and what persist() answered.
-  const line = page.getByTestId('storage-status');
-  await expect(line).toHaveAttribute('data-stored', 'false');
-  await expect(line).toContainText('not stored in this browser');
-  await expect(line).toContainText('Stored in this browser');
-  await expect(page.getByTestId('storage-persistence')).not.toHaveAttribute('data-persistence', 'pending');
-  const answers = await decide(page);
-  expect(answers).toMatchObject({ late: { type: 'noul' }, mood: { type: 'score' } });
+test('with the quota forced small, the model loads and answers from memory, uncached, and says why, with the bytes and what to delete', async ({ page, baseURL }) => {
+  // Another copy of the model stored first, from another host: something the panel can offer to delete.
+  const other = await startModelHost([GENERATED], 0);
+  try {
+    await page.goto(q(other.url, 'q4'));
+    expect((await ready(page)).storage.stored).toBe(true);
+    const { usage } = await page.evaluate(() => navigator.storage.estimate());
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(baseURL!).origin, quotaSize: usage! + 400_000 });
+    await page.goto(q(MIRROR));
+    const status = await ready(page);
+    expect(status.state).toBe('ready');
+    const storage = status.storage;
+    expect(storage.stored).toBe(false);
+    // Chromium enforces the override when writing (QuotaExceededError) but may not report it in estimate().
+    expect(storage.unstored).toContainEqual(expect.objectContaining({ file: 'onnx/model.onnx', bytes: BYTES.length, reason: 'quota_exceeded' }));
+    expect(storage.neededBytes).toBeGreaterThanOrEqual(BYTES.length);
+    expect(typeof storage.availableBytes).toBe('number');
+    expect(storage.message).toMatch(/not enough room|refused to store it/);
+    expect(await storedFiles(page, MIRROR)).not.toContain('onnx/model.onnx');
+    // The panel says the same, offers the other stored copy to delete, and shows what persist() answered.
+    const line = page.getByTestId('storage-status');
+    await expect(line).toHaveAttribute('data-stored', 'false');
+    await expect(line).toContainText('not stored in this browser');
+    await expect(line).toContainText('Stored in this browser');
+    const deletable = page.getByTestId('storage-deletable').locator(`li[data-prefix="${other.url}/${MODEL}"]`);
+    await expect(deletable).toBeVisible();
+    await deletable.getByRole('button', { name: 'Delete' }).click();
+    await expect(deletable).toHaveCount(0);
+    expect(await storedFiles(page, other.url)).toEqual([]);
+    await expect(page.getByTestId('storage-persistence')).not.toHaveAttribute('data-persistence', 'pending');
+    const answers = await decide(page);
+    expect(answers).toMatchObject({ late: { type: 'noul' }, mood: { type: 'score' } });
+  } finally {
+    await other.close();
+  }
 });
 
 test('in a context without a profile, the 135M-shaped fp32 model (520 MB) loads and answers, and says why it is not stored', async ({ browser }) => {

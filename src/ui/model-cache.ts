@@ -70,3 +70,37 @@ export async function deleteCachedModel(host: string, model: string): Promise<nu
   for (const request of requests) if (await cache.delete(request)) deleted += 1;
   return deleted;
 }
+
+/** A model's stored files under one host, for the list of what could be deleted to make room. */
+export interface StoredModel {
+  /** `{host}/{model}`, the part of its files' URLs before `/resolve/`. */
+  prefix: string;
+  bytes: number;
+  files: number;
+}
+
+/** Every model stored in the cache, largest first. */
+export async function storedModels(): Promise<StoredModel[]> {
+  if (!cacheAvailable()) return [];
+  const { cache, requests } = await entriesUnder('');
+  const byPrefix = new Map<string, StoredModel>();
+  for (const request of requests) {
+    const at = request.url.indexOf('/resolve/');
+    if (at < 0) continue;
+    const prefix = request.url.slice(0, at);
+    const entry = byPrefix.get(prefix) ?? { prefix, bytes: 0, files: 0 };
+    entry.bytes += await sizeOf(await cache.match(request));
+    entry.files += 1;
+    byPrefix.set(prefix, entry);
+  }
+  return [...byPrefix.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
+/** Deletes every stored file of a model listed by `storedModels`; returns how many entries went. */
+export async function deleteStoredModel(prefix: string): Promise<number> {
+  if (!cacheAvailable()) return 0;
+  const { cache, requests } = await entriesUnder(`${prefix}/resolve/`);
+  let deleted = 0;
+  for (const request of requests) if (await cache.delete(request)) deleted += 1;
+  return deleted;
+}

@@ -176,7 +176,7 @@ export function ModelPanel({ client, engine, progress, webgpu }: ModelPanelProps
           <MemoryFacts client={client} refreshKey={loadKey} />
         </>
       )}
-      <StorageFacts progress={progress} status={state.phase === 'ready' ? state.status : null} />
+      <StorageFacts progress={progress} status={state.phase === 'ready' ? state.status : null} host={state.target.host} />
       <CacheStatus host={state.target.host} model={entry === BUNDLED_MODEL ? BUNDLED_MODEL.id : model} refreshKey={loadKey} loaded={state.phase === 'ready' && model === state.target.model} />
       <h3>Graphics</h3>
       <DeviceInfo support={webgpu} status={state.phase === 'ready' ? state.status : null} requested={state.target.device} />

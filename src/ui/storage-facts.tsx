@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { EngineStatus } from '../protocol/engine-api.ts';
 import { formatBytes } from './format.ts';
 import type { LoadProgress } from './load-progress.ts';
+import { deleteStoredModel, storedModels, type StoredModel } from './model-cache.ts';
 import { askPersistence, type Persistence } from './storage-persistence.ts';
 
 const PERSISTENCE: Record<Persistence, string> = {
@@ -15,13 +16,22 @@ const PERSISTENCE: Record<Persistence, string> = {
  * and what the last load stored (`status().storage`): where it could not store the model, that it
  * serves from memory, the bytes needed against those available, and what to delete.
  */
-export function StorageFacts({ progress, status }: { progress: LoadProgress; status: EngineStatus | null }) {
+export function StorageFacts({ progress, status, host }: { progress: LoadProgress; status: EngineStatus | null; host: string }) {
   const [persistence, setPersistence] = useState<Persistence | null>(null);
+  const [others, setOthers] = useState<StoredModel[]>([]);
+  const [tick, setTick] = useState(0);
   const downloading = progress.totals.value.files > 0;
   useEffect(() => {
     if (downloading || status) void askPersistence().then(setPersistence);
   }, [downloading, status]);
   const storage = status?.storage;
+  const mine = status?.model ? `${host.replace(/\/+$/, '')}/${status.model}` : null;
+  useEffect(() => {
+    // What could be deleted to make room: the other models stored here.
+    if (storage && !storage.stored) storedModels().then((list) => setOthers(list.filter((m) => m.prefix !== mine)), () => setOthers([]));
+    else setOthers([]);
+  }, [storage, mine, tick]);
+  const remove = (prefix: string) => void deleteStoredModel(prefix).finally(() => setTick((t) => t + 1));
   return (
     <div class="storage">
       <p class="small-text" data-testid="storage-persistence" data-persistence={persistence ?? 'pending'}>
@@ -41,6 +51,18 @@ export function StorageFacts({ progress, status }: { progress: LoadProgress; sta
           {storage.redownloaded.length > 0 && ` Found evicted by the browser and downloaded again: ${storage.redownloaded.join(', ')}.`}
           {storage.quotaBytes !== null && storage.usageBytes !== null && ` This site stores ${formatBytes(storage.usageBytes)} of its ${formatBytes(storage.quotaBytes)} quota.`}
         </p>
+      )}
+      {others.length > 0 && (
+        <ul class="plain-list small-text" data-testid="storage-deletable" aria-label="Other models stored here, which could be deleted">
+          {others.map((m) => (
+            <li key={m.prefix} data-prefix={m.prefix} data-bytes={String(m.bytes)}>
+              {m.prefix.replace(/^https?:\/\//, '')}: {formatBytes(m.bytes)} ({m.files} file{m.files === 1 ? '' : 's'}){' '}
+              <button type="button" class="button small danger" onClick={() => remove(m.prefix)}>
+                Delete
+              </button>
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   );
