@@ -109,6 +109,30 @@ test('in a context without a profile, the 135M-shaped fp32 model (520 MB) loads 
   }
 });
 
+test('storage evicted between visits (Chromium clears the origin) is answered with a re-download, not an error', async ({ page, baseURL }) => {
+  const host = await startModelHost([GENERATED], 0);
+  try {
+    await page.goto(q(host.url));
+    expect((await ready(page)).storage.stored).toBe(true);
+    const before = await decide(page);
+    // Whole downloads of the graph (not transformers.js' size checks, which ask for a Range).
+    const fetched = () => host.requests.filter((r) => r === `GET /${MODEL}/resolve/main/onnx/model.onnx`).length - host.ranged.filter((r) => r.path === FILE).length;
+    expect(fetched()).toBe(1);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Storage.clearDataForOrigin', { origin: new URL(baseURL!).origin, storageTypes: 'cache_storage' });
+    expect(await storedFiles(page, host.url)).toEqual([]);
+    await page.reload();
+    const status = await ready(page);
+    expect(status.state).toBe('ready');
+    expect(status.storage.stored).toBe(true);
+    expect(fetched()).toBe(2);
+    expect(await storedFiles(page, host.url)).toContain('onnx/model.onnx');
+    expect(await decide(page)).toEqual(before);
+  } finally {
+    await host.close();
+  }
+});
+
 test.describe('a download cut off halfway', () => {
   let host: ModelHost | null = null;
   test.afterEach(async () => {
