@@ -52,6 +52,14 @@ export interface ClientOptions {
    * model from the browser's cache (docs/sharing.md). `tab`: this tab runs an engine of its own.
    */
   share?: 'origin' | 'tab';
+  /**
+   * With `share: 'origin'`: the bytes of model weights that the engines shared by this origin's
+   * tabs (one per model) may hold together. A tab that would host a model past it unloads it again
+   * and refuses it (`model_load_failed`, `details.reason: "insufficient_memory"`). No budget by default.
+   */
+  sharedMemoryBudget?: number;
+  /** fp32 only: read the embedding and lm_head at 8 bits, as the quantized formats do on wasm (docs/models.md). Default false: fp32 stays exact. */
+  quantizeHead?: boolean;
 }
 
 /**
@@ -66,7 +74,12 @@ export function createClient(options: ClientOptions = {}): JevClient {
   const canShare = typeof navigator !== 'undefined' && !!navigator.locks && typeof BroadcastChannel === 'function';
   const binding =
     (options.share ?? 'origin') === 'origin' && canShare
-      ? new SharedEngine({ spawn: own, locks: navigator.locks, openChannel: (name) => new BroadcastChannel(name) }).binding
+      ? new SharedEngine({
+          spawn: own,
+          locks: navigator.locks,
+          openChannel: (name) => new BroadcastChannel(name),
+          budgetBytes: options.sharedMemoryBudget,
+        }).binding
       : own();
   return clientForEngine(
     binding,
@@ -76,6 +89,7 @@ export function createClient(options: ClientOptions = {}): JevClient {
       device: options.device ?? 'auto',
       dtype: options.dtype ?? 'auto',
       ortBase: options.ortBase,
+      quantizeHead: options.quantizeHead,
     },
     options.onProgress,
     { apiKey: options.apiKey, basePath: options.basePath },

@@ -124,7 +124,7 @@ export class FakeEngine {
     const api: EngineApi = {
       load: async (options) => {
         this.loads.push(options);
-        status = { ...idleStatus(), state: 'ready', model: options.model, device: 'wasm' };
+        status = { ...idleStatus(), state: 'ready', model: options.model, device: 'wasm', memory: { ...noMemory(), modelBytes: 1000 } };
         return status;
       },
       status: async () => status,
@@ -149,7 +149,11 @@ export class FakeEngine {
       },
       debug: async () => false,
       clearCache: async () => {},
-      unload: async () => ({ freed: { ...noMemory(), modelBytes: 1234 }, status: idleStatus() }),
+      unload: async () => {
+        const freed = status.memory;
+        status = idleStatus();
+        return { freed, status };
+      },
     };
     return { api, wrapCallback: (fn) => fn, terminate: () => void (this.terminated = true) };
   }

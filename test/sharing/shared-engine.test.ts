@@ -17,7 +17,7 @@ interface Tab {
 let locks = new FakeLocks();
 let tabs: Tab[] = [];
 
-function openTab(id: string, load: LoadOptions = MODEL): Tab {
+function openTab(id: string, load: LoadOptions = MODEL, budgetBytes?: number): Tab {
   const channels = new TabChannels();
   const engines: FakeEngine[] = [];
   const shared = new SharedEngine({
@@ -29,6 +29,7 @@ function openTab(id: string, load: LoadOptions = MODEL): Tab {
     },
     locks: locks.view(id),
     openChannel: channels.open,
+    budgetBytes,
   });
   const client = clientForEngine(shared.binding, load);
   const tab = {
@@ -166,7 +167,7 @@ describe('one engine per origin and model', () => {
     const b = openTab('B');
     await Promise.all([a.client.ready, b.client.ready]);
     const report = await a.client.unload();
-    expect(report.freed.modelBytes).toBe(1234);
+    expect(report.freed.modelBytes).toBe(1000);
     expect(a.engines[0]!.terminated).toBe(true);
     await expect(a.client.decisions.create(decision('x'))).rejects.toMatchObject({ code: 'engine_unavailable' });
     const answer = await b.client.decisions.create(decision('x'));
@@ -175,5 +176,29 @@ describe('one engine per origin and model', () => {
     // Loading again joins as a relayed tab.
     await a.client.load({});
     expect((await a.client.status()).sharing).toMatchObject({ host: 'B', hosting: false, tabs: 2 });
+  });
+
+  it('engines of different models stay within the origin\'s memory budget: a load past it is refused, and loads once the other engine is gone', async () => {
+    const a = openTab('A', MODEL, 1500);
+    await a.client.ready;
+    const b = openTab('B', { ...MODEL, model: 'other' }, 1500);
+    const refused = await b.client.ready.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({ code: 'model_load_failed', status: 503, retriable: false, details: { reason: 'insufficient_memory', needed: 1000, available: 500 } });
+    await expect(b.client.decisions.create(decision('x'))).rejects.toMatchObject({ code: 'model_load_failed' });
+    expect((await b.client.status()).state).toBe('idle');
+    // A tab of A's model shares A's engine: no more memory, no refusal.
+    const c = openTab('C', MODEL, 1500);
+    await c.client.ready;
+    expect(c.engines).toHaveLength(0);
+    a.crash();
+    await c.client.decisions.create(decision('x')); // C took over A's model: still one engine of 1000 bytes
+    await expect(b.client.load({})).rejects.toMatchObject({ code: 'model_load_failed' });
+    c.crash();
+    const status = await b.client.load({});
+    expect(status.state).toBe('ready');
+    expect(await b.client.decisions.create(decision('x'))).toEqual({ answers: { echo: JSON.stringify(decision('x')).length } });
   });
 });

@@ -4,6 +4,7 @@ import { idleStatus, noMemory, type EngineStatus, type LoadEvent, type LoadOptio
 import type { EngineBinding } from '../engine-client.ts';
 import { HostAnswers } from './host-answers.ts';
 import { RelayedCalls } from './relayed-calls.ts';
+import { budgetRefusal, holdModelBytes, otherEnginesBytes } from './share-budget.ts';
 import { channelName, hostLockName } from './share-key.ts';
 import { isShareMessage, type RelayedCall, type ShareChannel, type ShareLocks, type ShareMessage } from './share-protocol.ts';
 
@@ -16,6 +17,8 @@ export interface ShareGroupOptions {
   spawn: () => EngineBinding;
   locks: ShareLocks;
   openChannel: (name: string) => ShareChannel;
+  /** Bytes of model weights the engines shared by this origin's tabs may hold together (share-budget.ts). */
+  budgetBytes: number | undefined;
 }
 
 /**
@@ -44,6 +47,10 @@ export class ShareGroup {
   #local: EngineBinding | null = null;
   #hostLoad: Promise<EngineStatus> | null = null;
   #release: (() => void) | null = null;
+  #releaseBytes: (() => void) | null = null;
+  readonly #budget: number | undefined;
+  /** The last load passed the budget: the engine was unloaded, and every call is refused so. */
+  #refused: JevError | null = null;
   #left = false;
 
   constructor(o: ShareGroupOptions) {
@@ -54,6 +61,7 @@ export class ShareGroup {
     this.#onEvent = o.onEvent;
     this.#spawn = o.spawn;
     this.#locks = o.locks;
+    this.#budget = o.budgetBytes;
     this.#channel = o.openChannel(channelName(o.key));
     const post = (message: ShareMessage) => this.#channel.postMessage(message);
     this.#calls = new RelayedCalls(o.tab, post);
@@ -129,6 +137,7 @@ export class ShareGroup {
     this.#local?.terminate();
     this.#local = null;
     this.#host = null;
+    this.#releaseBytes?.();
     this.#release?.();
     this.#channel.onmessage = null;
     this.#channel.close();
@@ -173,15 +182,38 @@ export class ShareGroup {
   }
 
   #loadHere(onEvent: ((event: LoadEvent) => void) | undefined): Promise<EngineStatus> {
-    const local = this.#local!;
-    const loading = local.api.load(this.#options, onEvent ? local.wrapCallback(onEvent) : undefined);
+    const loading = this.#loadWithinBudget(this.#local!, onEvent);
     loading.catch(() => undefined); // surfaced through every call that waits for it
     return loading;
+  }
+
+  /**
+   * Loads the model, then holds a lock that states its bytes, for as long as this tab hosts it.
+   * Where a budget is set and the engines of the origin's other models already hold so much that
+   * this one would pass it, the model is unloaded again and the load refused.
+   */
+  async #loadWithinBudget(local: EngineBinding, onEvent: ((event: LoadEvent) => void) | undefined): Promise<EngineStatus> {
+    this.#refused = null;
+    this.#releaseBytes?.();
+    this.#releaseBytes = null;
+    const status = await local.api.load(this.#options, onEvent ? local.wrapCallback(onEvent) : undefined);
+    const bytes = status.memory.modelBytes;
+    if (this.#budget !== undefined) {
+      const others = await otherEnginesBytes(this.#locks, this.key);
+      if (others + bytes > this.#budget) {
+        await local.api.unload().catch(() => undefined);
+        this.#refused = budgetRefusal(this.#options, bytes, others, this.#budget);
+        throw this.#refused;
+      }
+    }
+    if (!this.#left && this.#local === local) this.#releaseBytes = holdModelBytes(this.#locks, this.key, bytes);
+    return status;
   }
 
   #runHere(call: RelayedCall, id: string, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<unknown> {
     const local = this.#local;
     if (!local || !this.#hostLoad) return Promise.reject(unavailable('This tab no longer hosts the engine; send the request again.'));
+    if (this.#refused && call.method !== 'load' && call.method !== 'status') return Promise.reject(this.#refused);
     switch (call.method) {
       case 'load':
         return this.#hostLoad;

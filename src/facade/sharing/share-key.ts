@@ -1,11 +1,12 @@
 import type { LoadOptions } from '../../protocol/engine-api.ts';
 
 /**
- * Tabs share an engine when they load the same model the same way: same files (host and id),
- * device and dtype. Anything else gets an engine of its own.
+ * Tabs share an engine when they load the same model the same way: the same files (host and id),
+ * device, dtype and every other load option. Anything else gets an engine of its own.
  */
 export function shareKey(options: LoadOptions): string {
-  return JSON.stringify([options.host, options.model, options.device, options.dtype, options.ortBase ?? null]);
+  const set = Object.entries(options).filter(([, value]) => value !== undefined && value !== null);
+  return JSON.stringify(set.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The Web Lock the hosting tab holds for as long as it hosts the engine of `key`. */

@@ -12,6 +12,8 @@ export interface SharedEngineOptions {
   openChannel: (name: string) => ShareChannel;
   /** This tab's id (random by default). */
   tab?: string;
+  /** Bytes of model weights the origin's shared engines may hold together (share-budget.ts); none by default. */
+  budgetBytes?: number | undefined;
 }
 
 /**
@@ -68,7 +70,7 @@ export class SharedEngine {
     const key = shareKey(options);
     if (this.#group?.key === key) return this.#group.load(onEvent, true);
     this.#group?.leave(unavailable('This tab loaded another model meanwhile; send the request again.'));
-    this.#group = new ShareGroup({ tab: this.tab, key, options, onEvent, spawn: this.#o.spawn, locks: this.#o.locks, openChannel: this.#o.openChannel });
+    this.#group = new ShareGroup({ tab: this.tab, key, options, onEvent, spawn: this.#o.spawn, locks: this.#o.locks, openChannel: this.#o.openChannel, budgetBytes: this.#o.budgetBytes });
     return this.#group.load(onEvent, false);
   }
 
