@@ -1,7 +1,7 @@
 import type { IntegrityCache } from './integrity-cache.ts';
 import { currentHandoff, ModelHandoff } from './model-handoff.ts';
 import { oneBufferBody } from './one-buffer-body.ts';
-import { releaseBuffer } from './release-buffer.ts';
+import { releaseBuffer, releaseView } from './release-buffer.ts';
 import { resumeFetch } from './resume-fetch.ts';
 
 /** The shape of transformers.js' `env.fetch`. */
@@ -67,8 +67,10 @@ export function modelFetch(network: Fetch, cache: IntegrityCache | null, handoff
       if (handoff) ticket = handoff.deposit(url, bytes);
       else releaseBuffer(bytes);
     };
-    const onBreak = storable ? (received: Uint8Array) => cache.partials.keep(url, received, announced, response.headers).then(() => undefined) : undefined;
+    const onBreak = storable ? (received: Uint8Array<ArrayBuffer>) => cache.partials.keep(url, received, announced, response.headers).then(() => undefined) : undefined;
     const body = oneBufferBody(response.body, announced, onEnd, cache ? { prefix, ...(onBreak ? { onBreak } : {}) } : undefined);
+    // Copied into the body's buffer: the kept part read back from the cache goes now, not at the next collection.
+    if (prefix) releaseView(prefix);
     if (!handoff) return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     const reader = body.getReader();
     const handed = new ReadableStream<Uint8Array>(

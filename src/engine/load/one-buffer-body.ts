@@ -48,7 +48,7 @@ export interface Resumable {
   /** The bytes received before (an earlier download's): they open the buffer and are the first view read. */
   prefix?: Uint8Array | null;
   /** Hears what was received (a view over the buffer, the prefix included) when the source fails mid-way. */
-  onBreak?: (received: Uint8Array) => Promise<void>;
+  onBreak?: (received: Uint8Array<ArrayBuffer>) => Promise<void>;
 }
 
 /**

@@ -54,15 +54,15 @@ export class PartialDownloads {
    * Keeps `received` (the first bytes of a file of `total` bytes whose answer carried `headers`);
    * nothing where the host gave no validator to resume against. Resolves whether it was kept.
    */
-  async keep(key: string, received: Uint8Array, total: number, headers: Headers): Promise<boolean> {
+  async keep(key: string, received: Uint8Array<ArrayBuffer>, total: number, headers: Headers): Promise<boolean> {
     const validator = validatorOf(headers);
     if (!validator || received.byteLength === 0 || !(total > received.byteLength)) return false;
     try {
       const cache = await this.open();
       if (!cache) return false;
       const stored = new Headers({ [TOTAL]: String(total), [VALIDATOR]: validator, 'content-length': String(received.byteLength) });
-      // A copy: `received` is a view over the download's buffer, which is released after this.
-      await cache.put(key, new Response(received.slice(), { status: 200, headers: stored }));
+      // A Response copies the bytes of a BufferSource when it is made: `received` may be released after.
+      await cache.put(key, new Response(received, { status: 200, headers: stored }));
       return true;
     } catch {
       return false;
