@@ -260,6 +260,9 @@ export interface TabsResult {
   independent_engines: number;
   /** The tabs the shared engine said it served (status().sharing.tabs). */
   served_tabs: number | null;
+  /** Each renderer's resident set, largest first: shared, and with an engine per tab. */
+  renderer_rss_bytes: number[];
+  independent_renderer_rss_bytes: number[];
 }
 
 export interface TargetResult {

@@ -25,6 +25,8 @@ const DECISION = { model: 'jev', state: 'The parcel arrived two weeks late and t
 
 interface Measured {
   rss: number;
+  /** Each renderer's resident set, largest first (the host's renderer first where shared). */
+  renderers: number[];
   /** Tabs the engine says it serves (origin), else null. */
   served: number | null;
   engines: number;
@@ -48,10 +50,11 @@ async function openTabs(site: string, mirror: ModelHost, plan: TabsPlan, share: 
     }
     const last = await pages.at(-1)!.evaluate(() => (window as unknown as { jevTab: { status(): Promise<{ sharing?: { tabs: number } }> } }).jevTab.status());
     const engines = pages.reduce((s, p) => s + p.workers().filter((w) => w.url().includes('engine.worker')).length, 0);
-    const rss = browserTree(profile)
+    const renderers = browserTree(profile)
       .filter((p) => p.type === 'renderer')
-      .reduce((s, p) => s + p.rss, 0);
-    return { rss, served: last.sharing?.tabs ?? null, engines };
+      .map((p) => p.rss)
+      .sort((a, b) => b - a);
+    return { rss: renderers.reduce((s, x) => s + x, 0), renderers, served: last.sharing?.tabs ?? null, engines };
   } finally {
     await ctx.close();
     rmSync(profile, { recursive: true, force: true });
@@ -78,10 +81,12 @@ export async function measureTabs(plan: TabsPlan, site: string, mirror: ModelHos
       engines: shared.engines,
       independent_engines: own.engines,
       served_tabs: shared.served,
+      renderer_rss_bytes: shared.renderers,
+      independent_renderer_rss_bytes: own.renderers,
     };
     log(
       `tabs ${plan.model} ${plan.dtype} ×${n}: shared ${(shared.rss / 2 ** 20).toFixed(0)} MiB (${row.ratio_to_one_tab.toFixed(2)}× one tab; ${shared.engines} engine, ` +
-        `serving ${shared.served} tabs), independent ${(own.rss / 2 ** 20).toFixed(0)} MiB (${row.independent_ratio_to_one_tab.toFixed(2)}×; ${own.engines} engines)`,
+        `serving ${shared.served} tabs; renderers ${shared.renderers.map((x) => (x / 2 ** 20).toFixed(0)).join(' + ')} MiB), independent ${(own.rss / 2 ** 20).toFixed(0)} MiB (${row.independent_ratio_to_one_tab.toFixed(2)}×; ${own.engines} engines)`,
     );
     rows.push(row);
   }

@@ -1,6 +1,7 @@
 import type { ChatCompletionChunk } from '../../contract/index.ts';
 import { JevError } from '../../contract/index.ts';
 import { idleStatus, noMemory, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../../protocol/engine-api.ts';
+import { newCallId } from '../call-id.ts';
 import type { EngineBinding } from '../engine-client.ts';
 import { HostAnswers } from './host-answers.ts';
 import { RelayedCalls } from './relayed-calls.ts';
@@ -108,13 +109,13 @@ export class ShareGroup {
    */
   async load(onEvent: ((event: LoadEvent) => void) | undefined, again: boolean): Promise<EngineStatus> {
     if (again && this.hosting && this.#local) this.#hostLoad = this.#loadHere(onEvent);
-    const status = (await this.call({ method: 'load' }, `load_${crypto.randomUUID()}`)) as EngineStatus;
+    const status = (await this.call({ method: 'load' }, newCallId())) as EngineStatus;
     if (!this.hosting) onEvent?.({ type: 'ready', status: this.#asSeenHere(status) });
     return status;
   }
 
   async status(): Promise<EngineStatus> {
-    return this.#asSeenHere((await this.call({ method: 'status' }, `status_${crypto.randomUUID()}`)) as EngineStatus);
+    return this.#asSeenHere((await this.call({ method: 'status' }, newCallId())) as EngineStatus);
   }
 
   /**

@@ -31,7 +31,7 @@ export class SharedEngine {
 
   constructor(o: SharedEngineOptions) {
     this.#o = o;
-    this.tab = o.tab ?? `tab_${crypto.randomUUID()}`;
+    this.tab = o.tab ?? newCallId().replace(/^call_/, 'tab_');
     const api: EngineApi = {
       load: (options, onEvent) => this.#load(options, onEvent),
       status: async () => this.#current().status(),
