@@ -170,13 +170,13 @@ export function ModelPanel({ client, engine, progress, webgpu }: ModelPanelProps
       </form>
       <ProgressList progress={progress} active={loading} failed={state.phase === 'failed'} />
       <h3>Stored in this browser</h3>
+      <StorageFacts progress={progress} status={state.phase === 'ready' ? state.status : null} host={state.target.host} />
       {state.phase === 'ready' && (
         <>
           <h3>Memory</h3>
           <MemoryFacts client={client} refreshKey={loadKey} />
         </>
       )}
-      <StorageFacts progress={progress} status={state.phase === 'ready' ? state.status : null} host={state.target.host} />
       <CacheStatus host={state.target.host} model={entry === BUNDLED_MODEL ? BUNDLED_MODEL.id : model} refreshKey={loadKey} loaded={state.phase === 'ready' && model === state.target.model} />
       <h3>Graphics</h3>
       <DeviceInfo support={webgpu} status={state.phase === 'ready' ? state.status : null} requested={state.target.device} />

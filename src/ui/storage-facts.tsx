@@ -49,7 +49,7 @@ export function StorageFacts({ progress, status, host }: { progress: LoadProgres
           {storage.message ?? 'Every file of this model is stored in this browser: the next visit loads it without a download.'}
           {storage.resumedBytes > 0 && ` An interrupted download was resumed: ${formatBytes(storage.resumedBytes)} were kept from before.`}
           {storage.redownloaded.length > 0 && ` Found evicted by the browser and downloaded again: ${storage.redownloaded.join(', ')}.`}
-          {storage.quotaBytes !== null && storage.usageBytes !== null && ` This site stores ${formatBytes(storage.usageBytes)} of its ${formatBytes(storage.quotaBytes)} quota.`}
+          {storage.stored && storage.quotaBytes !== null && storage.usageBytes !== null && ` This site stores ${formatBytes(storage.usageBytes)} of its ${formatBytes(storage.quotaBytes)} quota.`}
         </p>
       )}
       {others.length > 0 && (
