@@ -49,6 +49,9 @@ function host(files: Record<string, Uint8Array>) {
 /** An IntegrityCache stand-in (the real one needs the Cache API: e2e/offline.spec.ts, load-failures.spec.ts). */
 function fakeCache(entries: Map<string, Uint8Array>, refuse = false): IntegrityCache {
   return {
+    async admit() {
+      return true;
+    },
     async read(key: string) {
       const hit = entries.get(key);
       return hit && { bytes: hit.slice().buffer, headers: new Headers({ 'content-length': String(hit.length) }) };
