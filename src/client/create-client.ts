@@ -58,6 +58,8 @@ export interface ClientOptions {
    * and refuses it (`model_load_failed`, `details.reason: "insufficient_memory"`). No budget by default.
    */
   sharedMemoryBudget?: number;
+  /** fp32 only: read the embedding and lm_head at 8 bits, as the quantized formats do on wasm (docs/models.md). Default false: fp32 stays exact. */
+  quantizeHead?: boolean;
 }
 
 /**
@@ -87,6 +89,7 @@ export function createClient(options: ClientOptions = {}): JevClient {
       device: options.device ?? 'auto',
       dtype: options.dtype ?? 'auto',
       ortBase: options.ortBase,
+      quantizeHead: options.quantizeHead,
     },
     options.onProgress,
     { apiKey: options.apiKey, basePath: options.basePath },

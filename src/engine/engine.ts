@@ -205,6 +205,7 @@ export class Engine implements EngineApi {
       threads: lm.device === 'cpu' ? null : configuredThreads(),
       adapter: resolved.adapter,
       int8Projections: lm.int8Projections,
+      int8Head: lm.int8Head,
       error: null,
       counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null },
       ...(modelCache && storedBefore ? { storage: await storageReport(modelCache, storedBefore, source.base ?? '') } : {}),
@@ -234,7 +235,7 @@ export class Engine implements EngineApi {
     const memory: MemoryCheck = { model: options.model, device, shaderF16, dtype, auto: options.dtype === 'auto', source, config };
     dtype = await checkMemory(memory);
     try {
-      return await loadLanguageModel(options.model, device, dtype, onEvent, { shaderF16 });
+      return await loadLanguageModel(options.model, device, dtype, onEvent, { shaderF16, quantizeHead: options.quantizeHead });
     } catch (e) {
       if (loadFailureReason(e) === 'insufficient_memory') throw await withSmallerDtype(e as JevError, { ...memory, dtype });
       if (loadFailureReason(e) !== 'unsupported_format' || (e as JevError).details?.['instead']) throw e;

@@ -15,6 +15,11 @@ export interface LoadOptions {
   dtype: DtypeChoice;
   /** Where onnxruntime-web's `.mjs`/`.wasm` are served; defaults to the copy shipped beside the engine. */
   ortBase?: string | undefined;
+  /**
+   * fp32 only: also read the embedding and lm_head from one int8 matrix, as the other formats do on
+   * wasm (src/engine/graph/int8-head.ts). Off by default: fp32 stays exact.
+   */
+  quantizeHead?: boolean | undefined;
 }
 
 /** Load progress, a union tagged by `type`. Bytes are per file. */
@@ -42,6 +47,14 @@ export interface EngineStatus {
    * (every other format or device), null before a load.
    */
   int8Projections: number | null;
+  /**
+   * The token embedding and lm_head read from one int8 matrix with a scale per token, made at load
+   * (src/engine/graph/int8-head.ts; docs/models.md "The embedding and lm_head at 8 bits"): on wasm
+   * for q8, q4, q4f16 and fp16, for fp32 only with `quantizeHead`. `embedding` / `lmHead`: which
+   * readers were rewritten; `floatBytesDropped`: the float matrices' bytes the graph no longer
+   * holds; `int8Bytes`: the int8 matrices and scales that replaced them. Absent before a load.
+   */
+  int8Head?: { embedding: boolean; lmHead: boolean; floatBytesDropped: number; int8Bytes: number };
   /** Tokens the model has read and forward passes run since it loaded: prefill work made observable. */
   counters: {
     tokensFed: number;

@@ -171,27 +171,31 @@ export function requantize(p: Pick<Projection, 'k' | 'n' | 'blockSize' | 'q' | '
   }
 }
 
-interface RoundedRows {
+export interface RoundedRows {
   x8: string;
   rowScale: string;
 }
 
-/** Writes the nodes that round each row of `input` to 8 bits (float16 input cast to float32 first), named under `at`. */
-function roundRows(graph: Pieces, input: string, at: string, half: boolean, opset: number): RoundedRows {
+/**
+ * Writes the nodes that round each row of `input` to 8 bits (float16 input cast to float32 first),
+ * named under `at`, reading the constants `roundingConstants` wrote under `constants`.
+ */
+export function roundRows(graph: Pieces, input: string, at: string, half: boolean, opset: number, constants = P): RoundedRows {
+  const C = constants;
   const x = half ? `${at}float` : input;
   if (half) graph.bytesField(GRAPH_NODE, node('Cast', [input], x, [intAttribute('to', TensorType.FLOAT)]));
   graph.bytesField(GRAPH_NODE, node('Abs', [x], `${at}abs`));
   graph.bytesField(
     GRAPH_NODE,
     opset >= 18
-      ? node('ReduceMax', [`${at}abs`, `${P}last_axis`], `${at}abs_max`, [intAttribute('keepdims', 1)])
+      ? node('ReduceMax', [`${at}abs`, `${C}last_axis`], `${at}abs_max`, [intAttribute('keepdims', 1)])
       : node('ReduceMax', [`${at}abs`], `${at}abs_max`, [intsAttribute('axes', [-1]), intAttribute('keepdims', 1)]),
   );
-  graph.bytesField(GRAPH_NODE, node('Mul', [`${at}abs_max`, `${P}inverse_levels`], `${at}scale_raw`));
-  graph.bytesField(GRAPH_NODE, node('Max', [`${at}scale_raw`, `${P}tiny`], `${at}scale`));
+  graph.bytesField(GRAPH_NODE, node('Mul', [`${at}abs_max`, `${C}inverse_levels`], `${at}scale_raw`));
+  graph.bytesField(GRAPH_NODE, node('Max', [`${at}scale_raw`, `${C}tiny`], `${at}scale`));
   graph.bytesField(GRAPH_NODE, node('Div', [x, `${at}scale`], `${at}scaled`));
   graph.bytesField(GRAPH_NODE, node('Round', [`${at}scaled`], `${at}rounded`));
-  graph.bytesField(GRAPH_NODE, node('Add', [`${at}rounded`, `${P}offset`], `${at}offset`));
+  graph.bytesField(GRAPH_NODE, node('Add', [`${at}rounded`, `${C}offset`], `${at}offset`));
   graph.bytesField(GRAPH_NODE, node('Cast', [`${at}offset`], `${at}x8`, [intAttribute('to', TensorType.UINT8)]));
   return { x8: `${at}x8`, rowScale: `${at}scale` };
 }
@@ -208,6 +212,16 @@ function writeProduct(graph: Pieces, p: Projection, rows: RoundedRows, at: strin
   if (p.bias) graph.bytesField(GRAPH_NODE, node('Add', [unbiased, p.bias], y));
   graph.bytesField(GRAPH_INITIALIZER, externalTensor(`${at}w8`, TensorType.INT8, [p.k, p.n], INT8_WEIGHTS, p.weightsAt, p.k * p.n));
   graph.bytesField(GRAPH_INITIALIZER, externalTensor(`${at}columns`, TensorType.FLOAT, [p.n], INT8_WEIGHTS, p.scalesAt, p.n * 4));
+}
+
+/** The constants `roundRows` and the integer products read, as initializers named under `prefix`. */
+export function roundingConstants(graph: Pieces, opset: number, prefix: string): void {
+  const scalar = (value: number) => new Uint8Array(Float32Array.of(value).buffer);
+  graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${prefix}inverse_levels`, TensorType.FLOAT, [], scalar(1 / LEVELS)));
+  graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${prefix}tiny`, TensorType.FLOAT, [], scalar(1e-30)));
+  graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${prefix}offset`, TensorType.FLOAT, [], scalar(128)));
+  graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${prefix}zero_point`, TensorType.UINT8, [], Uint8Array.of(128)));
+  if (opset >= 18) graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${prefix}last_axis`, [-1n]));
 }
 
 /**
@@ -263,12 +277,7 @@ export function int8Projections(model: Uint8Array, external: ExternalData): Int8
     if (!rows) rounded.set(input, (rows = roundRows(graph, input, `${P}x${rounded.size}/`, p.half, opset)));
     writeProduct(graph, p, rows, `${P}p${index++}/`);
   }
-  const scalar = (value: number) => new Uint8Array(Float32Array.of(value).buffer);
-  graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${P}inverse_levels`, TensorType.FLOAT, [], scalar(1 / LEVELS)));
-  graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${P}tiny`, TensorType.FLOAT, [], scalar(1e-30)));
-  graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${P}offset`, TensorType.FLOAT, [], scalar(128)));
-  graph.bytesField(GRAPH_INITIALIZER, rawTensor(`${P}zero_point`, TensorType.UINT8, [], Uint8Array.of(128)));
-  if (opset >= 18) graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${P}last_axis`, [-1n]));
+  roundingConstants(graph, opset, P);
 
   return { graph: withGraph(model, read.field, graph), weights, projections: projections.size };
 }

@@ -37,6 +37,8 @@ export interface NodeInfo {
   domain: string;
   /** The node's INT attributes (others are not read). */
   ints: Map<string, number>;
+  /** The names of all its attributes, of whatever type. */
+  attributes: Set<string>;
 }
 
 const utf8Decoder = new TextDecoder();
@@ -48,7 +50,7 @@ export function varintValue(buf: Uint8Array, f: Field): number {
 }
 
 export function parseNode(buf: Uint8Array, field: Field): NodeInfo {
-  const node: NodeInfo = { field, inputs: [], outputs: [], op: '', domain: '', ints: new Map() };
+  const node: NodeInfo = { field, inputs: [], outputs: [], op: '', domain: '', ints: new Map(), attributes: new Set() };
   for (const f of fields(buf, field.payloadStart, field.end)) {
     if (f.number === NODE_INPUT) node.inputs.push(text(buf, f));
     else if (f.number === NODE_OUTPUT) node.outputs.push(text(buf, f));
@@ -61,6 +63,7 @@ export function parseNode(buf: Uint8Array, field: Field): NodeInfo {
         if (a.number === ATTRIBUTE_NAME) name = text(buf, a);
         else if (a.number === ATTRIBUTE_INT && a.wire === WIRE_VARINT) value = varintValue(buf, a);
       }
+      node.attributes.add(name);
       if (value !== null) node.ints.set(name, value);
     }
   }

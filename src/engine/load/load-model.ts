@@ -142,6 +142,8 @@ export interface LoadContext {
   shaderF16?: boolean;
   /** The formats the model offers (`offeredDtypes`); without it a refusal names none. */
   offered?: readonly Dtype[];
+  /** fp32: read the embedding and lm_head at 8 bits too (LoadOptions.quantizeHead). */
+  quantizeHead?: boolean | undefined;
 }
 
 /**
@@ -171,9 +173,10 @@ export async function loadLanguageModel(
     const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
     // In the browser: each weight copied into wasm memory once, logits computed for the rows read
     // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
-    const rewritten = handoff ? await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device)) : null;
+    const rewritten = handoff ? await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device, dtype, context.quantizeHead)) : null;
     lm = new LanguageModel(model, rewritten ? rewritten.value : await fromPretrained(), tokenizer, device, dtype);
     lm.int8Projections = rewritten?.report.int8Projections ?? 0;
+    if (rewritten) lm.int8Head = rewritten.report.int8Head;
     await probe(lm);
     if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);
     return lm;

@@ -1,7 +1,8 @@
 import { CollectionWitness, promptCollection } from './collection-prompt.ts';
 import { externalizeWeights } from '../graph/externalize-weights.ts';
+import { INT8_HEAD_WEIGHTS, int8Head } from '../graph/int8-head.ts';
 import { INT8_WEIGHTS, int8Projections } from '../graph/int8-projections.ts';
-import type { Device } from '../model/language-model.ts';
+import type { Device, Dtype } from '../model/language-model.ts';
 import { keepLogitsRows } from '../graph/logits-to-keep.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
@@ -19,10 +20,19 @@ export interface SessionRewriteReport {
   logitsToKeep: number;
   /** 4-bit projections rewritten to 8-bit integer products (int8-projections.ts; wasm only). */
   int8Projections: number;
+  /** The embedding Gather and lm_head product rewritten to read one int8 matrix (int8-head.ts), and the float bytes that left the graph for the int8 bytes that replaced them. */
+  int8Head: Int8HeadReport;
   /** Bytes of model files (and of the int8 weights made from them) released as soon as their session existed (release-buffer.ts). */
   released: number;
   /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted. */
   collected: boolean | null;
+}
+
+export interface Int8HeadReport {
+  embedding: boolean;
+  lmHead: boolean;
+  floatBytesDropped: number;
+  int8Bytes: number;
 }
 
 interface SessionFactory {
@@ -37,11 +47,19 @@ interface SessionOptions {
 export interface SessionRewriteOptions {
   /** Rewrite 4-bit MatMulNBits into 8-bit integer products (int8-projections.ts): on wasm, whose MatMulNBits has no 4-bit kernel. */
   int8Projections?: boolean;
+  /** Rewrite the embedding Gather and the lm_head product to read one int8 matrix with a scale per token (int8-head.ts). */
+  int8Head?: boolean;
 }
 
-/** The rewrites a load on `device` makes: 4-bit projections as 8-bit integer products on wasm only (WebGPU has a 4-bit kernel). */
-export function rewritesOn(device: Device): SessionRewriteOptions {
-  return { int8Projections: device === 'wasm' };
+/**
+ * The rewrites a load on `device` makes: 4-bit projections as 8-bit integer products on wasm only
+ * (WebGPU has a 4-bit kernel); the embedding and lm_head at 8 bits on wasm for every format but
+ * fp32, and for fp32 too where the caller asked (`quantizeHead`). Not on WebGPU: its execution
+ * provider has no MatMulInteger, so the head would run on the CPU.
+ */
+export function rewritesOn(device: Device, dtype?: Dtype, quantizeHead = false): SessionRewriteOptions {
+  const wasm = device === 'wasm';
+  return { int8Projections: wasm, int8Head: wasm && dtype !== undefined && (dtype !== 'fp32' || quantizeHead) };
 }
 
 /** A graph larger than this is not given `num_logits_to_keep`: rewriting it would copy it whole. */
@@ -56,7 +74,9 @@ const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
  * - a graph without `num_logits_to_keep` gets it, so a pass computes the logits of the rows the
  *   engine reads only (logits-to-keep.ts);
  * - with `int8Projections`, its 4-bit projections become 8-bit integer products
- *   (int8-projections.ts), whose weights are a new buffer mounted beside the others.
+ *   (int8-projections.ts), whose weights are a new buffer mounted beside the others;
+ * - with `int8Head`, its embedding Gather and lm_head product read one int8 matrix (int8-head.ts),
+ *   mounted the same way; the float matrix leaves the graph.
  *
  * The factory is restored when `load` settles.
  * A model already in external-data form is created as it was. Either way, once the session exists
@@ -70,7 +90,7 @@ export async function withSessionRewrites<T>(
   rewrites: SessionRewriteOptions = {},
 ): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
-  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, released: 0, collected: null };
+  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, floatBytesDropped: 0, int8Bytes: 0 }, released: 0, collected: null };
   // Released buffers that a browser API has seen go at a collection only (collection-prompt.ts).
   const witness = new CollectionWitness();
   /** The bytes a buffer transformers.js read stands for: the deposited file its ticket names, or itself. */
@@ -96,13 +116,22 @@ export async function withSessionRewrites<T>(
       graph = kept;
     }
     // After the logits rows: that rewrite finds the lm_head by its operator.
+    const head = small && rewrites.int8Head ? int8Head(graph, (location) => mounted(externalData, location)) : null;
+    if (head) {
+      report.int8Head.embedding ||= head.embedding;
+      report.int8Head.lmHead ||= head.head;
+      report.int8Head.floatBytesDropped += head.droppedBytes;
+      report.int8Head.int8Bytes += head.int8Bytes;
+      graph = head.graph;
+      externalData.push({ path: INT8_HEAD_WEIGHTS, data: head.weights });
+    }
     const int8 = small && rewrites.int8Projections ? int8Projections(graph, (location) => mounted(externalData, location)) : null;
     if (int8) {
       report.int8Projections += int8.projections;
       graph = int8.graph;
       externalData.push({ path: INT8_WEIGHTS, data: int8.weights });
     }
-    const created = original.call(this, graph, options?.externalData || rewritten || int8 ? { ...options, externalData } : options);
+    const created = original.call(this, graph, options?.externalData || rewritten || int8 || head ? { ...options, externalData } : options);
     return created.then((session) => {
       // The session holds its own copy of every weight now: the files' bytes can go.
       const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);

@@ -45,6 +45,8 @@ export class LanguageModel implements TokenizerModel {
   wasmHeapBytes: number | null = null;
   /** 4-bit projections its load rewrote into 8-bit integer products (session-rewrites.ts; EngineStatus.int8Projections). */
   int8Projections = 0;
+  /** The embedding and lm_head its load rewrote to read one int8 matrix (session-rewrites.ts; EngineStatus.int8Head). */
+  int8Head: { embedding: boolean; lmHead: boolean; floatBytesDropped: number; int8Bytes: number } = { embedding: false, lmHead: false, floatBytesDropped: 0, int8Bytes: 0 };
   /** Every tensor made here or returned by the model, counted until disposed (EngineStatus.counters.liveTensors). */
   readonly ledger = new TensorLedger();
   /** Set by the engine that serves this model. */
