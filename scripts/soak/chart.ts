@@ -15,6 +15,7 @@ const GAP = 56;
 const SERIES = [
   { key: 'rendererRss', label: 'renderer RSS', colour: '#1f77b4' },
   { key: 'rendererAnon', label: 'renderer private (RssAnon)', colour: '#17becf' },
+  { key: 'pageHeap', label: 'page JS heap (after GC)', colour: '#9467bd' },
   { key: 'workerHeap', label: 'worker JS heap (after GC)', colour: '#d62728' },
   { key: 'workerObjects', label: 'worker objects (no code)', colour: '#8c564b' },
   { key: 'wasmHeap', label: 'wasm heap', colour: '#2ca02c' },

@@ -24,6 +24,8 @@ export interface MemoryReading {
   rendererShmem: number;
   /** All of the browser's processes together. */
   treeRss: number;
+  /** The page's own V8 heap in use after a full GC (the playground, the facade, the service worker's relay), where the probe reads it. */
+  pageHeap: number | null;
   /** The engine worker's V8 heap in use after a full GC, and its ArrayBuffer backing stores. */
   workerHeap: number;
   workerBuffers: number;
@@ -35,6 +37,8 @@ export interface MemoryProbe {
   marker: string;
   /** Memory pressure (V8 and Chromium's allocators hand free pages back) and a GC of the page. */
   settle(): Promise<void>;
+  /** The page's heap in use after a GC. */
+  pageHeap?(): Promise<number>;
   /** The engine worker's heap after a GC. */
   workerHeap(): Promise<{ used: number; buffers: number }>;
   /** The bytes of the engine worker's objects after a GC, V8's compiled code left out (a heap snapshot: slow, so sampled less often). */
@@ -46,9 +50,11 @@ export function memoryReader(probe: MemoryProbe): () => Promise<MemoryReading> {
   return async () => {
     await probe.settle();
     const worker = await probe.workerHeap();
+    const pageHeap = probe.pageHeap ? await probe.pageHeap() : null;
     const tree = browserTree(probe.marker);
     const renderer = tree.filter((p) => p.type === 'renderer').reduce<(typeof tree)[number] | null>((a, p) => (a === null || p.rss > a.rss ? p : a), null);
     return {
+      pageHeap,
       rendererRss: renderer?.rss ?? 0,
       rendererAnon: renderer?.rssAnon ?? 0,
       rendererFile: renderer?.rssFile ?? 0,

@@ -115,6 +115,11 @@ export async function openPipePage(executable: string, args: readonly string[], 
         await send('HeapProfiler.takeHeapSnapshot', { reportProgress: false }, session);
         return heapObjectBytes(JSON.parse(chunks.join('')));
       },
+      async pageHeap() {
+        await send('HeapProfiler.collectGarbage', {}, page);
+        const usage = await send<{ usedSize: number }>('Runtime.getHeapUsage', {}, page);
+        return usage.usedSize;
+      },
       async workerHeap() {
         const session = engineWorker();
         await send('HeapProfiler.collectGarbage', {}, session);

@@ -9,7 +9,7 @@ const MiB = 2 ** 20;
 function run(n: number, at: (i: number) => Partial<Sample> = () => ({})): Sample[] {
   return Array.from({ length: n }, (_, k) => {
     const i = (k + 1) * 25;
-    return { i, t: k, rendererRss: 300 * MiB, rendererAnon: 200 * MiB, treeRss: 1000 * MiB, workerHeap: 7 * MiB, workerBuffers: MiB, workerObjects: i % 500 === 100 ? 5 * MiB : null, wasmHeap: 16 * MiB, cacheBytes: 0, cacheEntries: 0, strayTensors: 0, liveAfterClear: 0, ...at(i) };
+    return { i, t: k, rendererRss: 300 * MiB, rendererAnon: 200 * MiB, pageHeap: 9 * MiB, treeRss: 1000 * MiB, workerHeap: 7 * MiB, workerBuffers: MiB, workerObjects: i % 500 === 100 ? 5 * MiB : null, wasmHeap: 16 * MiB, cacheBytes: 0, cacheEntries: 0, strayTensors: 0, liveAfterClear: 0, ...at(i) };
   });
 }
 
@@ -20,6 +20,7 @@ describe('soak verdict', () => {
     expect(v.drift.map((d) => [d.figure, d.bounded, d.max])).toEqual([
       ['rendererRss', true, 0],
       ['rendererAnon', true, 0],
+      ['pageHeap', false, 0],
       ['workerHeap', false, 0],
       ['workerObjects', true, 0],
       ['wasmHeap', true, 0],
@@ -52,7 +53,7 @@ describe('soak verdict', () => {
   });
 
   it('skips the wasm heap where there is none (WebGPU, no isolation), and fails a run that ended in its warm-up', () => {
-    expect(judge(run(48, () => ({ wasmHeap: null }))).drift.map((d) => d.figure)).toEqual(['rendererRss', 'rendererAnon', 'workerHeap', 'workerObjects']);
+    expect(judge(run(48, () => ({ wasmHeap: null }))).drift.map((d) => d.figure)).toEqual(['rendererRss', 'rendererAnon', 'pageHeap', 'workerHeap', 'workerObjects']);
     expect(judge(run(5))).toMatchObject({ ok: false, levelAt: null });
   });
 });
