@@ -77,10 +77,12 @@ export async function measurePrefixCache(
         max_prob_diff: Number(maxDiff.toExponential(2)),
         reps: state.reps,
       };
+      row.ceiling = round(row.first_tokens / row.repeat_tokens, 3);
+      row.efficiency = round(row.speedup / row.ceiling, 3);
       decisions.push(row);
       log(
         `${base.model} ${base.device} prefix cache S=${row.state_tokens} Q=${q}: first ${row.first_ms} ms, repeat ${row.repeat_ms} ms ` +
-          `(${row.speedup}×; same questions from cold ${row.cold_repeat_ms} ms, ${row.speedup_same_work}×), ${row.cached_tokens} tokens reused, max |Δp| ${row.max_prob_diff}`,
+          `(${row.speedup}× of a ${row.ceiling}× token ceiling, ${Math.round(row.efficiency * 100)}%; same questions from cold ${row.cold_repeat_ms} ms, ${row.speedup_same_work}×), ${row.cached_tokens} tokens reused, max |Δp| ${row.max_prob_diff}`,
       );
     }
   }

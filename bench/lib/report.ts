@@ -163,7 +163,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     out.push('');
     out.push(
       table(
-        ['model · device', 'S', 'Q', 'first', 'repeat', 'first ÷ repeat', 'cold repeat', 'cold ÷ repeat', 'reused tokens', 'fed: first / repeat / cold', 'max |Δp|', 'reps'],
+        ['model · device', 'S', 'Q', 'first', 'repeat', 'first ÷ repeat', 'token ceiling', 'of ceiling', 'cold repeat', 'cold ÷ repeat', 'reused tokens', 'fed: first / repeat / cold', 'max |Δp|', 'reps'],
         (r.prefix_cache ?? []).map((x) => [
           `${x.model} · ${x.device} · ${x.dtype}`,
           x.state_tokens,
@@ -171,6 +171,8 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
           ms(x.first_ms),
           ms(x.repeat_ms),
           `${num(x.speedup)}×`,
+          `${num(x.first_tokens / x.repeat_tokens)}×`,
+          `${num((x.speedup / (x.first_tokens / x.repeat_tokens)) * 100, 0)}%`,
           ms(x.cold_repeat_ms),
           `${num(x.speedup_same_work)}×`,
           x.cached_tokens,

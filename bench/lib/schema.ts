@@ -107,6 +107,9 @@ export interface PrefixCacheResult {
   /** first ÷ repeat (the target), and cold repeat ÷ repeat (the same questions without the cache). */
   speedup: number;
   speedup_same_work: number;
+  /** The repeat's token ceiling, first_tokens ÷ repeat_tokens, and speedup ÷ ceiling (the target: ≥ 0.9 at S = 512, Q = 4). Absent in older results. */
+  ceiling?: number;
+  efficiency?: number;
   cached_tokens: number; // (contract) tokens the repeat reused instead of feeding
   first_tokens: number;
   repeat_tokens: number;

@@ -20,11 +20,13 @@ export function evaluateTargets({ decisions, chat, peers, peer_details, prefix_c
     );
   }
   const pc = prefix.find((x) => x.model === SMOL && x.device === 'wasm' && x.questions === 4 && x.state_tokens === 512);
+  // Restated (issue 33.3): the repeat's speedup over the first against its own token ceiling, as for decisions.
+  const pcCeiling = pc ? pc.first_tokens / pc.repeat_tokens : 0;
   atLeast(
-    'prefix cache S=512 Q=4: repeat ≥ 5× faster than first',
-    pc ? pc.first_ms / pc.repeat_ms : null,
-    5,
-    pc ? `${fmt(pc.first_ms)} first, ${fmt(pc.repeat_ms)} repeat reusing ${pc.cached_tokens} tokens; fed ${pc.first_tokens} tokens first, ${pc.repeat_tokens} repeated (a ${(pc.first_tokens / pc.repeat_tokens).toFixed(2)}× token ceiling); the same questions from cold ${fmt(pc.cold_repeat_ms)} (${pc.speedup_same_work}×); answers within ${pc.max_prob_diff}` : '',
+    'prefix cache S=512 Q=4: repeat ≥ 90% of its token-count ceiling',
+    pc ? pc.first_ms / pc.repeat_ms / pcCeiling : null,
+    0.9,
+    pc ? `${fmt(pc.first_ms)} first, ${fmt(pc.repeat_ms)} repeat reusing ${pc.cached_tokens} tokens: ${(pc.first_ms / pc.repeat_ms).toFixed(2)}× of a ${pcCeiling.toFixed(2)}× token ceiling (fed ${pc.first_tokens} tokens first, ${pc.repeat_tokens} repeated); the same questions from cold ${fmt(pc.cold_repeat_ms)} (${pc.speedup_same_work}×); answers within ${pc.max_prob_diff}` : '',
   );
   const d = decisions.find((x) => x.model === SMOL && x.device === 'wasm' && x.questions === 16 && x.state_tokens === 512);
   atLeast(

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { END, renderChart, renderResults, START, updateDocument } from '../../bench/lib/report.ts';
 import { median, type BenchResult } from '../../bench/lib/schema.ts';
+import { SMOL } from '../../bench/lib/plan.ts';
+import { evaluateTargets } from '../../bench/lib/targets.ts';
 
 // The bench's writers on a made-up result: no browser, no timing, no assertion on speed.
 const result: BenchResult = {
@@ -112,7 +114,7 @@ describe('bench report writers', () => {
   it('render tables and an SVG chart, and replace only the generated block of the document', () => {
     const block = renderResults(result, 'npm run bench -- --json x.json', 'benchmarks.svg');
     expect(block).toContain('| 512 | 16 | 560 | 1.00 s | 4.00 s | 4.00× | 4.50× | 89% |');
-    expect(block).toContain('| m · wasm · fp32 | 512 | 4 | 6.00 s | 1.00 s | 6.00× | 5.90 s | 5.90× | 560 | 700 / 140 / 700 | 3.0e-8 | 1 |');
+    expect(block).toContain('| m · wasm · fp32 | 512 | 4 | 6.00 s | 1.00 s | 6.00× | 5.00× | 120% | 5.90 s | 5.90× | 560 | 700 / 140 / 700 | 3.0e-8 | 1 |');
     expect(block).toContain('| m · wasm · fp32 | 480 tokens | 4.00 s | 400 ms | 4.10 s | 10.25× | 505 / 520 | 1 |');
     expect(block).toContain('abc1234-dirty');
     expect(block).toContain('| m · wasm · fp32 | 4 | 1229 MiB (1.20×; 1 engine, serving 4) | 4096 MiB (4.00×; 4 engines) | 1024 MiB |');
@@ -135,6 +137,15 @@ describe('bench report writers', () => {
     expect(doc).toContain('after');
     expect(doc).not.toContain('\nold\n');
     expect(updateDocument(doc, 'new block')).toContain('new block');
+  });
+
+  it('hold the prefix cache repeat to 90 % of its token ceiling, the ceiling beside the speedup', () => {
+    const pc = { ...result.prefix_cache[0]!, model: SMOL };
+    const target = (r: typeof pc) => evaluateTargets({ ...result, prefix_cache: [r] }).find((t) => t.name.startsWith('prefix cache S=512 Q=4'))!;
+    // 6.00 s ÷ 1.00 s = 6× against 700 ÷ 140 = 5× the tokens fed
+    expect(target(pc)).toMatchObject({ value: 1.2, threshold: 0.9, met: true });
+    expect(target(pc).detail).toContain('6.00× of a 5.00× token ceiling');
+    expect(target({ ...pc, repeat_ms: 1500 })).toMatchObject({ value: 0.8, met: false });
   });
 
   it('takes medians', () => {
