@@ -83,7 +83,24 @@ const SAME: Bounds = { prob: 1e-4, logprob: 1e-4, split: 2e-4 };
  * max|Δ log answer mass|, greedy max|Δ logprob|, gap where the paths part): q4f16 vs q4 1.3e-2,
  * 7.4e-2, 8.9e-2, 0.10 (8/10 agree); GQA q4f16 vs q4f16 6.2e-3, 8.0e-2, 0.10 (10/10).
  */
-const Q4F16_TWIN_ON_WASM: Bounds = { prob: 3e-2, logprob: 0.25, split: 0.25 };
+const Q4F16_TWIN_ON_WASM: Bounds = { prob: 9e-2, logprob: 0.7, split: 0.25 };
+/**
+ * On wasm every format but fp32 also reads its embedding and lm_head from one int8 matrix
+ * (src/engine/graph/int8-head.ts): the hidden state's rows are rounded to 8 bits before the head, so
+ * a format compared with fp32 or with a twin holding the same values moves by a step more.
+ * Measured 2026-11-26 (max|Δp|, max|Δ log answer mass|, greedy max|Δ logprob|, gap where the paths
+ * part): fp16 vs fp32 2.8e-2, 0.12, 8.6e-2, 5.0e-2 (4/10 agree); GQA fp16 vs fp32 3.5e-2, 0.11,
+ * 9.5e-2, 5.0e-2 (4/10); GQA fp16 vs fp16 1.3e-2, 2.7e-2, 2.7e-2 (10/10); GQA q4 vs q4 3.9e-4,
+ * 2.5e-2, 5.5e-7 (10/10); q4f16 vs q4 3.5e-2, 0.34, 0.18 (10/10); GQA q4f16 vs q4f16 4.3e-2, 0.34,
+ * 0.11 (10/10) (Q4F16_TWIN_ON_WASM above). q8 and q4 against fp32 stay within their bounds.
+ */
+const FP16_HEAD_ON_WASM: Bounds = { prob: 7e-2, logprob: 0.25, split: 0.1 };
+const SAME_HEAD_ON_WASM: Bounds = { prob: 1e-3, logprob: 5e-2, split: 2e-4 };
+/** The bounds a comparison of `dtype` on `device` is held to (the 8-bit head on wasm, above). */
+function boundsOn(device: 'wasm' | 'webgpu', dtype: Dtype, bounds: Bounds): Bounds {
+  if (device !== 'wasm' || dtype === 'fp32') return bounds;
+  return bounds === FP16 ? FP16_HEAD_ON_WASM : bounds === SAME ? SAME_HEAD_ON_WASM : bounds;
+}
 const FORMATS: Format[] = [
   { model: LLAMA, dtype: 'q8', bounds: Q8, webgpu: 'runs' },
   { model: LLAMA, dtype: 'fp16', bounds: FP16, webgpu: 'refused' },
@@ -118,6 +135,9 @@ function checkServed(run: FormatRun, f: { model: string; dtype: Dtype }, device:
   const fourBit = f.dtype === 'q4' || f.dtype === 'q4f16';
   if (device === 'wasm' && fourBit) expect(run.status.int8Projections, `${name}: projections rewritten`).toBe(PROJECTIONS[f.model]);
   else expect(run.status.int8Projections, `${name}: nothing rewritten`).toBe(0);
+  // On wasm every format but fp32 reads its tied embedding and lm_head from one int8 matrix (int8-head.ts).
+  const head = device === 'wasm' && f.dtype !== 'fp32';
+  expect(run.status.int8Head, `${name}: embedding and lm_head at 8 bits`).toMatchObject({ embedding: head, lmHead: head });
 
   // Prefix sharing: the decision fed its state once, then each question's own tokens and label
   // rows (usage: input = state + questions; output = per question 1 root position + label rows).
@@ -230,7 +250,7 @@ for (const device of ['wasm', 'webgpu'] as const) {
           continue;
         }
         runs.set(label(f), run);
-        checkAgainst(name, 'fp32', f.bounds, checkServed(run, f, device, ref)!);
+        checkAgainst(name, 'fp32', boundsOn(device, f.dtype, f.bounds), checkServed(run, f, device, ref)!);
         if (f.twin && runnable(f.twin)) {
           let twin = runs.get(label(f.twin));
           if (!twin) {
@@ -238,7 +258,7 @@ for (const device of ['wasm', 'webgpu'] as const) {
             checkServed(twin, f.twin, device, ref);
             runs.set(label(f.twin), twin);
           }
-          const bounds = device === 'wasm' && f.dtype === 'q4f16' ? Q4F16_TWIN_ON_WASM : f.twin.bounds;
+          const bounds = device === 'wasm' && f.dtype === 'q4f16' ? Q4F16_TWIN_ON_WASM : boundsOn(device, f.dtype, f.twin.bounds);
           checkAgainst(name, label(f.twin), bounds, checkServed(run, f, device, twin)!);
         }
       }

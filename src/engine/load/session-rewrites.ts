@@ -54,8 +54,8 @@ export interface SessionRewriteOptions {
 /**
  * The rewrites a load on `device` makes: 4-bit projections as 8-bit integer products on wasm only
  * (WebGPU has a 4-bit kernel); the embedding and lm_head at 8 bits on wasm for every format but
- * fp32, and for fp32 too where the caller asked (`quantizeHead`). Not on WebGPU: its execution
- * provider has no MatMulInteger, so the head would run on the CPU.
+ * fp32, and for fp32 too where the caller asked (`quantizeHead`). Not on WebGPU (not tried there):
+ * the rewrite is made for onnxruntime's CPU integer kernels (docs/models.md).
  */
 export function rewritesOn(device: Device, dtype?: Dtype, quantizeHead = false): SessionRewriteOptions {
   const wasm = device === 'wasm';
