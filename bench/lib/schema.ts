@@ -263,6 +263,10 @@ export interface TabsResult {
   independent_engines: number;
   /** The tabs the shared engine said it served (status().sharing.tabs). */
   served_tabs: number | null;
+  /** The same as proportional set sizes (shared pages divided among the processes mapping them; null where unreadable). */
+  renderers_pss_bytes: number | null;
+  independent_pss_bytes: number | null;
+  pss_ratio_to_one_tab: number | null;
   /** Each renderer's resident set, largest first: shared, and with an engine per tab. */
   renderer_rss_bytes: number[];
   independent_renderer_rss_bytes: number[];

@@ -5,7 +5,7 @@
  * first tab, the others relaying) against the same number of tabs each running its own engine
  * (`share: 'tab'`). Each configuration runs in a fresh profile (a fresh Chromium).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -23,8 +23,24 @@ export interface TabsPlan {
 
 const DECISION = { model: 'jev', state: 'The parcel arrived two weeks late and the box was crushed.', questions: { late: { type: 'noul', instructions: 'Was it late?' } } };
 
+/**
+ * A process's proportional set size (Linux smaps_rollup): its private pages, and each shared page
+ * divided among the processes that map it. Renderers share Chromium's code and fonts: their RSS
+ * counts those once per renderer, their PSS once in all. null where it cannot be read.
+ */
+function pss(pid: number): number | null {
+  try {
+    const kb = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 interface Measured {
   rss: number;
+  /** The sum of the renderers' proportional set sizes (null where one could not be read). */
+  pss: number | null;
   /** Each renderer's resident set, largest first (the host's renderer first where shared). */
   renderers: number[];
   /** Tabs the engine says it serves (origin), else null. */
@@ -50,11 +66,11 @@ async function openTabs(site: string, mirror: ModelHost, plan: TabsPlan, share: 
     }
     const last = await pages.at(-1)!.evaluate(() => (window as unknown as { jevTab: { status(): Promise<{ sharing?: { tabs: number } }> } }).jevTab.status());
     const engines = pages.reduce((s, p) => s + p.workers().filter((w) => w.url().includes('engine.worker')).length, 0);
-    const renderers = browserTree(profile)
-      .filter((p) => p.type === 'renderer')
-      .map((p) => p.rss)
-      .sort((a, b) => b - a);
-    return { rss: renderers.reduce((s, x) => s + x, 0), renderers, served: last.sharing?.tabs ?? null, engines };
+    const procs = browserTree(profile).filter((p) => p.type === 'renderer');
+    const renderers = procs.map((p) => p.rss).sort((a, b) => b - a);
+    const pssEach = procs.map((p) => pss(p.pid));
+    const pssSum = pssEach.every((x) => x !== null) ? pssEach.reduce((s: number, x) => s + x!, 0) : null;
+    return { rss: renderers.reduce((s, x) => s + x, 0), pss: pssSum, renderers, served: last.sharing?.tabs ?? null, engines };
   } finally {
     await ctx.close();
     rmSync(profile, { recursive: true, force: true });
@@ -64,10 +80,11 @@ async function openTabs(site: string, mirror: ModelHost, plan: TabsPlan, share: 
 export async function measureTabs(plan: TabsPlan, site: string, mirror: ModelHost, log: (...a: unknown[]) => void): Promise<TabsResult[]> {
   const rows: TabsResult[] = [];
   let one: number | null = null;
+  let onePss: number | null = null;
   for (const n of plan.counts) {
     const shared = await openTabs(site, mirror, plan, 'origin', n, log);
     const own = await openTabs(site, mirror, plan, 'tab', n, log);
-    if (n === 1 || one === null) one = shared.rss;
+    if (n === 1 || one === null) [one, onePss] = [shared.rss, shared.pss];
     const row: TabsResult = {
       model: plan.model,
       device: 'wasm',
@@ -81,11 +98,14 @@ export async function measureTabs(plan: TabsPlan, site: string, mirror: ModelHos
       engines: shared.engines,
       independent_engines: own.engines,
       served_tabs: shared.served,
+      renderers_pss_bytes: shared.pss,
+      independent_pss_bytes: own.pss,
+      pss_ratio_to_one_tab: shared.pss !== null && onePss ? shared.pss / onePss : null,
       renderer_rss_bytes: shared.renderers,
       independent_renderer_rss_bytes: own.renderers,
     };
     log(
-      `tabs ${plan.model} ${plan.dtype} ×${n}: shared ${(shared.rss / 2 ** 20).toFixed(0)} MiB (${row.ratio_to_one_tab.toFixed(2)}× one tab; ${shared.engines} engine, ` +
+      `tabs ${plan.model} ${plan.dtype} ×${n}: shared ${(shared.rss / 2 ** 20).toFixed(0)} MiB (${row.ratio_to_one_tab.toFixed(2)}× one tab; PSS ${row.pss_ratio_to_one_tab?.toFixed(2)}×; ${shared.engines} engine, ` +
         `serving ${shared.served} tabs; renderers ${shared.renderers.map((x) => (x / 2 ** 20).toFixed(0)).join(' + ')} MiB), independent ${(own.rss / 2 ** 20).toFixed(0)} MiB (${row.independent_ratio_to_one_tab.toFixed(2)}×; ${own.engines} engines)`,
     );
     rows.push(row);

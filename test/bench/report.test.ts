@@ -87,7 +87,7 @@ const result: BenchResult = {
     },
   ],
   tabs: [
-    { model: 'm', device: 'wasm', dtype: 'fp32', tabs: 4, renderers_rss_bytes: 1.2 * 2 ** 30, one_tab_rss_bytes: 2 ** 30, ratio_to_one_tab: 1.2, independent_rss_bytes: 4 * 2 ** 30, independent_ratio_to_one_tab: 4, engines: 1, independent_engines: 4, served_tabs: 4, renderer_rss_bytes: [2 ** 30, 2 ** 27], independent_renderer_rss_bytes: [2 ** 30, 2 ** 30] },
+    { model: 'm', device: 'wasm', dtype: 'fp32', tabs: 4, renderers_rss_bytes: 1.2 * 2 ** 30, one_tab_rss_bytes: 2 ** 30, ratio_to_one_tab: 1.2, independent_rss_bytes: 4 * 2 ** 30, independent_ratio_to_one_tab: 4, engines: 1, independent_engines: 4, served_tabs: 4, renderers_pss_bytes: 2 ** 30, independent_pss_bytes: 3 * 2 ** 30, pss_ratio_to_one_tab: 1.1, renderer_rss_bytes: [2 ** 30, 2 ** 27], independent_renderer_rss_bytes: [2 ** 30, 2 ** 30] },
   ],
   peer_agreement: [{ model: 'm', dtype: 'q4', bound: 0.25, pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
   load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
