@@ -137,17 +137,20 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
   }
   if (r.tabs?.length) {
     const mib = (x: number) => `${(x / 2 ** 20).toFixed(0)} MiB`;
-    out.push("### Tabs (every renderer's resident memory: tabs sharing one engine, against an engine per tab; target at 4 tabs ≤ 1.25× one tab)");
+    out.push("### Tabs (every renderer's resident memory (RSS): tabs sharing one engine, against an engine per tab; target at 4 tabs ≤ 1.25× one tab; PSS counts shared pages once)");
     out.push('');
     out.push(
       table(
-        ['model · device', 'tabs', 'shared (× one tab)', 'an engine per tab (× one tab)', 'one tab'],
+        ['model · device', 'tabs', 'shared (× one tab)', 'an engine per tab (× one tab)', 'one tab', 'PSS: shared / an engine per tab (× one tab)'],
         r.tabs.map((x) => [
           `${x.model} · ${x.device} · ${x.dtype}`,
           x.tabs,
           `${mib(x.renderers_rss_bytes)} (${num(x.ratio_to_one_tab)}×; ${x.engines} engine${x.engines === 1 ? '' : 's'}, serving ${x.served_tabs ?? '—'})`,
           `${mib(x.independent_rss_bytes)} (${num(x.independent_ratio_to_one_tab)}×; ${x.independent_engines} engine${x.independent_engines === 1 ? '' : 's'})`,
           mib(x.one_tab_rss_bytes),
+          x.renderers_pss_bytes === null || x.independent_pss_bytes === null
+            ? '—'
+            : `${mib(x.renderers_pss_bytes)} (${num(x.pss_ratio_to_one_tab)}×) / ${mib(x.independent_pss_bytes)}`,
         ]),
       ),
     );

@@ -117,7 +117,7 @@ describe('bench report writers', () => {
     expect(block).toContain('| m · wasm · fp32 | 512 | 4 | 6.00 s | 1.00 s | 6.00× | 5.00× | 120% | 5.90 s | 5.90× | 560 | 700 / 140 / 700 | 3.0e-8 | 1 |');
     expect(block).toContain('| m · wasm · fp32 | 480 tokens | 4.00 s | 400 ms | 4.10 s | 10.25× | 505 / 520 | 1 |');
     expect(block).toContain('abc1234-dirty');
-    expect(block).toContain('| m · wasm · fp32 | 4 | 1229 MiB (1.20×; 1 engine, serving 4) | 4096 MiB (4.00×; 4 engines) | 1024 MiB |');
+    expect(block).toContain('| m · wasm · fp32 | 4 | 1229 MiB (1.20×; 1 engine, serving 4) | 4096 MiB (4.00×; 4 engines) | 1024 MiB | 1024 MiB (1.10×) / 3072 MiB |');
     expect(block).toContain("| m · wasm · fp32 | 120 → 64 | 19.00 / 20.00 tok/s | 1.020× (whole steps 1.05×; grammar's own time 1.010×) | 500 ms / 800 ms / 503 ms | 1.50 (TTFT Δ 3.0) | 300 ms | 0.40 (0.30 + 0.10) | 1.50 s | 1 |");
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
     // and each side's serving peak beside the bytes of the file it loaded
