@@ -164,7 +164,8 @@ test('the WebGPU device is lost: requests in flight fail with engine_unavailable
 
 // Concurrency under faults: 200 requests at once (10 bodies: decisions, plain and streamed chats;
 // half through the facade, half through the service worker) while a fault strikes. Each one is
-// answered, or refused with a status that says to send it again (503, 429); none hangs (a generous
+// answered, or refused with an error that says to send it again (503 or 429, `retriable: true` in
+// the body and on the facade's rejection); none hangs (a generous
 // deadline in the page), none ends twice; each answer equals the same body served alone.
 const STORM_SEED = 3434;
 const RETRIABLE = new Set(['503 engine_unavailable', '503 model_load_failed', '429 queue_full']);
@@ -204,7 +205,7 @@ function expectStorm(results: any[], ...loneSets: unknown[][]): Record<string, n
     const where = `request ${r.r} (${r.kind}${r.stream ? ', streamed' : ''}, ${r.via})`;
     if (r.ends !== 1) wrong.push(`${where}: ${r.ends} ends`);
     if (r.outcome === 'hung' || r.outcome === 'broken') wrong.push(`${where}: ${r.outcome} ${r.message ?? ''}`);
-    if (r.outcome === 'refused' && !RETRIABLE.has(key)) wrong.push(`${where}: refused ${key} (${r.message}), not retriable`);
+    if (r.outcome === 'refused' && !(RETRIABLE.has(key) && r.retriable)) wrong.push(`${where}: refused ${key} (${r.message}), retriable ${r.retriable}`);
     if (r.outcome === 'answered' && !loneSets.some((set) => outcomeDiff(r.answer, set[r.job]).length === 0)) {
       wrong.push(`${where}: ${JSON.stringify(r.answer)} differs from the body served alone: ${outcomeDiff(r.answer, loneSets[0]![r.job]).join('; ')}`);
     }

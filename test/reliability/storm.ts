@@ -17,7 +17,7 @@ export interface StormEnv {
 
 export type StormOutcome =
   | { outcome: 'answered'; answer: unknown }
-  | { outcome: 'refused'; status: number; code: string; message: string }
+  | { outcome: 'refused'; status: number; code: string; message: string; retriable: boolean }
   | { outcome: 'hung' }
   | { outcome: 'broken'; message: string };
 
@@ -42,7 +42,7 @@ export function stormJobs(seed: number, distinct = 10): Job[] {
 /** What a served body must equal, whatever else happened: a decision's answers, a chat's text and finish. */
 const answerOf = (kind: Job['kind'], res: any): unknown => (kind === 'decision' ? res.answers : { content: res.choices[0].message.content, finish: res.choices[0].finish_reason });
 
-const refusal = (status: number, error: any): StormOutcome => ({ outcome: 'refused', status, code: String(error?.code), message: String(error?.message) });
+const refusal = (status: number, error: any): StormOutcome => ({ outcome: 'refused', status, code: String(error?.code), message: String(error?.message), retriable: error?.retriable === true });
 
 function thrown(e: any): StormOutcome {
   if (e?.name === 'JevError' && typeof e.status === 'number') return refusal(e.status, e.error ?? e);
