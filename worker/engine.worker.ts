@@ -3,7 +3,7 @@
 import * as Comlink from 'comlink';
 import { Engine } from '../src/engine/engine.ts';
 import { installErrorTransfer } from '../src/protocol/comlink-errors.ts';
-import { IntegrityCache } from '../src/engine/load/integrity-cache.ts';
+import { IntegrityCache } from '../src/engine/load/storage/integrity-cache.ts';
 import { workerHost } from '../src/engine/worker-host.ts';
 
 installErrorTransfer();

@@ -11,7 +11,7 @@ import type { ChatCompletionChunk, Question } from '../../src/contract/index.ts'
 import { chatPromptIds } from '../../src/engine/chat/chat-prompt.ts';
 import { promptFrame, questionBlock } from '../../src/engine/decision/decision-prompt.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { IntegrityCache } from '../../src/engine/load/integrity-cache.ts';
+import { IntegrityCache } from '../../src/engine/load/storage/integrity-cache.ts';
 import type { KvCache } from '../../src/engine/model/kv-cache.ts';
 import type { LanguageModel } from '../../src/engine/model/language-model.ts';
 import { planQuestion } from '../../src/engine/decision/question-plan.ts';

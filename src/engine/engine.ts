@@ -19,7 +19,7 @@ import { localScorer } from './decision/local-scorer.ts';
 import type { Dtype, LanguageModel } from './model/language-model.ts';
 import { httpSource, type CheckedModelSource } from './load/http-source.ts';
 import { deviceMayFallBack, loadFailure, loadFailureReason, originOf, statusFailure } from './load/load-failure.ts';
-import { checkMemory, withSmallerDtype, type MemoryCheck } from './load/memory-check.ts';
+import { checkMemory, withSmallerDtype, type MemoryCheck } from './load/memory/memory-check.ts';
 import {
   chooseDtype,
   DTYPE_FILES,
@@ -39,8 +39,8 @@ import { defaultPrefixCacheBytes, PrefixCache } from './model/prefix-cache.ts';
 import { isAllocationFailure } from './runtime/allocation-failure.ts';
 import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './load/runtime-env.ts';
 import { TaskQueue } from './runtime/task-queue.ts';
-import { MODEL_CACHE } from './load/integrity-cache.ts';
-import { storageMark, storageReport } from './load/storage-report.ts';
+import { MODEL_CACHE } from './load/storage/integrity-cache.ts';
+import { storageMark, storageReport } from './load/storage/storage-report.ts';
 import { webgpuDevice, type GpuDeviceLike } from './runtime/webgpu-device.ts';
 import { engineMemory, weightFiles } from './memory.ts';
 

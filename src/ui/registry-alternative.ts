@@ -1,6 +1,6 @@
-import type { DeviceCapacity } from '../engine/load/device-capacity.ts';
-import { estimateLoad } from '../engine/load/memory-estimate.ts';
-import { shortfall } from '../engine/load/memory-fit.ts';
+import type { DeviceCapacity } from '../engine/load/memory/device-capacity.ts';
+import { estimateLoad } from '../engine/load/memory/memory-estimate.ts';
+import { shortfall } from '../engine/load/memory/memory-fit.ts';
 import { ALL_DTYPES, MODEL_REGISTRY, type Dtype } from './model-registry.ts';
 
 /** A model and dtype to load instead of one refused for memory. */

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JevError } from '../../src/contract/index.ts';
-import { deviceCapacity, WASM32_HEAP_BYTES, type DeviceCapacity } from '../../src/engine/load/device-capacity.ts';
+import { deviceCapacity, WASM32_HEAP_BYTES, type DeviceCapacity } from '../../src/engine/load/memory/device-capacity.ts';
 import { httpSource } from '../../src/engine/load/http-source.ts';
 import { classifyLoadError, loadFailureReason } from '../../src/engine/load/load-failure.ts';
 import { DTYPE_FILES } from '../../src/engine/load/load-model.ts';
-import { checkMemory, withSmallerDtype, type SizedModelSource } from '../../src/engine/load/memory-check.ts';
-import { estimateLoad, MEASURED_LOADS, RENDERER_BASE_BYTES, wasmHeapFactor } from '../../src/engine/load/memory-estimate.ts';
-import { shortfall } from '../../src/engine/load/memory-fit.ts';
+import { checkMemory, withSmallerDtype, type SizedModelSource } from '../../src/engine/load/memory/memory-check.ts';
+import { estimateLoad, MEASURED_LOADS, RENDERER_BASE_BYTES, wasmHeapFactor } from '../../src/engine/load/memory/memory-estimate.ts';
+import { shortfall } from '../../src/engine/load/memory/memory-fit.ts';
 import type { Dtype } from '../../src/engine/model/language-model.ts';
 
 const MiB = 2 ** 20;

@@ -21,7 +21,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readResponse } from '../../node_modules/@huggingface/transformers/src/utils/hub/utils.js';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
 import { TINY_RANDOM_LLAMA as SPEC } from '../../scripts/models/specs.ts';
-import type { IntegrityCache } from '../../src/engine/load/integrity-cache.ts';
+import type { IntegrityCache } from '../../src/engine/load/storage/integrity-cache.ts';
 import { currentHandoff, ModelHandoff, TICKET_MAGIC, withHandoff } from '../../src/engine/load/model-handoff.ts';
 import { modelFetch } from '../../src/engine/load/model-fetch.ts';
 import { withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';

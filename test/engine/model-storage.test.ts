@@ -8,10 +8,10 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { httpSource } from '../../src/engine/load/http-source.ts';
-import { IntegrityCache, MODEL_CACHE } from '../../src/engine/load/integrity-cache.ts';
+import { IntegrityCache, MODEL_CACHE } from '../../src/engine/load/storage/integrity-cache.ts';
 import { modelFetch } from '../../src/engine/load/model-fetch.ts';
-import { PARTIAL_CACHE } from '../../src/engine/load/partial-downloads.ts';
-import { storageMark, storageReport } from '../../src/engine/load/storage-report.ts';
+import { PARTIAL_CACHE } from '../../src/engine/load/storage/partial-downloads.ts';
+import { storageMark, storageReport } from '../../src/engine/load/storage/storage-report.ts';
 import { pattern } from '../support/byte-source.ts';
 import { fakeCaches, fakeStorage, type FakeCaches } from '../support/fake-cache-storage.ts';
 

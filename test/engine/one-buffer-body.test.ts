@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { bufferBody, oneBufferBody, VIEW_BYTES } from '../../src/engine/load/one-buffer-body.ts';
 import { modelFetch } from '../../src/engine/load/model-fetch.ts';
-import type { IntegrityCache } from '../../src/engine/load/integrity-cache.ts';
+import type { IntegrityCache } from '../../src/engine/load/storage/integrity-cache.ts';
 import { byteSource, pattern } from '../support/byte-source.ts';
 
 /** A default (not byte) stream of the same chunks. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WASM32_HEAP_BYTES, type DeviceCapacity } from '../../src/engine/load/device-capacity.ts';
-import { estimateLoad } from '../../src/engine/load/memory-estimate.ts';
-import { shortfall } from '../../src/engine/load/memory-fit.ts';
+import { WASM32_HEAP_BYTES, type DeviceCapacity } from '../../src/engine/load/memory/device-capacity.ts';
+import { estimateLoad } from '../../src/engine/load/memory/memory-estimate.ts';
+import { shortfall } from '../../src/engine/load/memory/memory-fit.ts';
 import { findRegistryModel } from '../../src/ui/model-registry.ts';
 import { memoryAlternative, registryAlternative } from '../../src/ui/registry-alternative.ts';
 

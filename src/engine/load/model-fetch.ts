@@ -1,8 +1,8 @@
-import type { IntegrityCache } from './integrity-cache.ts';
+import type { IntegrityCache } from './storage/integrity-cache.ts';
 import { currentHandoff, ModelHandoff } from './model-handoff.ts';
 import { oneBufferBody } from './one-buffer-body.ts';
 import { releaseBuffer, releaseView } from './release-buffer.ts';
-import { resumeFetch } from './resume-fetch.ts';
+import { resumeFetch } from './storage/resume-fetch.ts';
 
 /** The shape of transformers.js' `env.fetch`. */
 type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;

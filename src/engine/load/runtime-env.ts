@@ -1,5 +1,5 @@
 import { env } from '@huggingface/transformers';
-import type { IntegrityCache } from './integrity-cache.ts';
+import type { IntegrityCache } from './storage/integrity-cache.ts';
 import { modelFetch } from './model-fetch.ts';
 import { ORT_BUILDS, ortBuild } from '../runtime/ort-build.ts';
 

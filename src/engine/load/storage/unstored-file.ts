@@ -1,4 +1,4 @@
-import type { UnstoredReason } from '../../protocol/storage-status.ts';
+import type { UnstoredReason } from '../../../protocol/storage-status.ts';
 import type { StorageRoom } from './storage-room.ts';
 
 export type { UnstoredReason };

@@ -1,4 +1,4 @@
-import type { Device } from '../model/language-model.ts';
+import type { Device } from '../../model/language-model.ts';
 
 /**
  * What the device offers a load, as far as a page can know it before downloading anything:

@@ -1,4 +1,4 @@
-import type { Device, Dtype } from '../model/language-model.ts';
+import type { Device, Dtype } from '../../model/language-model.ts';
 
 /**
  * How much memory a load will need, from its files' sizes, before any of them is downloaded.

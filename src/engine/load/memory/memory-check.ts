@@ -1,8 +1,8 @@
-import type { JevError } from '../../contract/index.ts';
-import type { Device, Dtype } from '../model/language-model.ts';
+import type { JevError } from '../../../contract/index.ts';
+import type { Device, Dtype } from '../../model/language-model.ts';
 import { deviceCapacity, type DeviceCapacity } from './device-capacity.ts';
-import { loadFailure, type LoadFailureDetails } from './load-failure.ts';
-import { DTYPE_FILES, offeredDtypes, workingDtypes, type ModelSource } from './load-model.ts';
+import { loadFailure, type LoadFailureDetails } from '../load-failure.ts';
+import { DTYPE_FILES, offeredDtypes, workingDtypes, type ModelSource } from '../load-model.ts';
 import { estimateLoad } from './memory-estimate.ts';
 import { shortfall, type Shortfall } from './memory-fit.ts';
 

@@ -1,4 +1,4 @@
-import type { ModelStorageStatus } from '../../protocol/storage-status.ts';
+import type { ModelStorageStatus } from '../../../protocol/storage-status.ts';
 import type { IntegrityCache } from './integrity-cache.ts';
 import { storageRoom } from './storage-room.ts';
 

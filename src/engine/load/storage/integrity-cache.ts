@@ -9,9 +9,9 @@
  * browser refuses, is recorded in `unstored` (unstored-file.ts) and served from memory; an entry
  * whose body can no longer be read (evicted under it) counts as damaged, and is fetched again.
  */
-import { bufferBody, VIEW_BYTES } from './one-buffer-body.ts';
+import { bufferBody, VIEW_BYTES } from '../one-buffer-body.ts';
 import { PartialDownloads } from './partial-downloads.ts';
-import { releaseBuffer } from './release-buffer.ts';
+import { releaseBuffer } from '../release-buffer.ts';
 import { storageRoom } from './storage-room.ts';
 import { fits, refusalReason, type UnstoredFile } from './unstored-file.ts';
 
