@@ -23,6 +23,8 @@ export interface Sample {
   treeRss: number;
   /** The page's V8 heap in use after a GC (reported); null where not read. */
   pageHeap?: number | null;
+  /** The service worker's V8 heap in use after a GC (reported); null where not read. */
+  swHeap?: number | null;
   workerHeap: number;
   workerBuffers: number;
   /** The worker's objects without V8's compiled code (a heap snapshot, taken at some samples only; else null). */
@@ -37,7 +39,7 @@ export interface Sample {
 }
 
 /** The figures whose drift is reported. */
-export const FIGURES = ['rendererRss', 'rendererAnon', 'pageHeap', 'workerHeap', 'workerObjects', 'wasmHeap'] as const;
+export const FIGURES = ['rendererRss', 'rendererAnon', 'pageHeap', 'swHeap', 'workerHeap', 'workerObjects', 'wasmHeap'] as const;
 export type Figure = (typeof FIGURES)[number];
 /**
  * Those held to the bound by default. The worker's heap in use counts V8's compiled code, which

@@ -26,6 +26,8 @@ export interface MemoryReading {
   treeRss: number;
   /** The page's own V8 heap in use after a full GC (the playground, the facade, the service worker's relay), where the probe reads it. */
   pageHeap: number | null;
+  /** The service worker's V8 heap in use after a full GC (it relays the HTTP requests), where the probe reads it. */
+  swHeap: number | null;
   /** The engine worker's V8 heap in use after a full GC, and its ArrayBuffer backing stores. */
   workerHeap: number;
   workerBuffers: number;
@@ -39,6 +41,8 @@ export interface MemoryProbe {
   settle(): Promise<void>;
   /** The page's heap in use after a GC. */
   pageHeap?(): Promise<number>;
+  /** The service worker's heap in use after a GC, or null with none running. */
+  serviceWorkerHeap?(): Promise<number | null>;
   /** The engine worker's heap after a GC. */
   workerHeap(): Promise<{ used: number; buffers: number }>;
   /** The bytes of the engine worker's objects after a GC, V8's compiled code left out (a heap snapshot: slow, so sampled less often). */
@@ -51,10 +55,12 @@ export function memoryReader(probe: MemoryProbe): () => Promise<MemoryReading> {
     await probe.settle();
     const worker = await probe.workerHeap();
     const pageHeap = probe.pageHeap ? await probe.pageHeap() : null;
+    const swHeap = probe.serviceWorkerHeap ? await probe.serviceWorkerHeap() : null;
     const tree = browserTree(probe.marker);
     const renderer = tree.filter((p) => p.type === 'renderer').reduce<(typeof tree)[number] | null>((a, p) => (a === null || p.rss > a.rss ? p : a), null);
     return {
       pageHeap,
+      swHeap,
       rendererRss: renderer?.rss ?? 0,
       rendererAnon: renderer?.rssAnon ?? 0,
       rendererFile: renderer?.rssFile ?? 0,

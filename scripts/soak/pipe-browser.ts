@@ -91,6 +91,7 @@ export async function openPipePage(executable: string, args: readonly string[], 
     if (!session) throw new Error(`no engine worker among ${[...workers.values()].join(', ')}`);
     return session;
   };
+  let serviceWorker: { targetId: string; sessionId: string } | null = null;
   return {
     evaluate,
     errors,
@@ -114,6 +115,18 @@ export async function openPipePage(executable: string, args: readonly string[], 
         chunks = [];
         await send('HeapProfiler.takeHeapSnapshot', { reportProgress: false }, session);
         return heapObjectBytes(JSON.parse(chunks.join('')));
+      },
+      async serviceWorkerHeap() {
+        const { targetInfos } = await send<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
+        const sw = targetInfos.find((t) => t.type === 'service_worker');
+        if (!sw) return null;
+        if (serviceWorker?.targetId !== sw.targetId) {
+          const { sessionId } = await send<{ sessionId: string }>('Target.attachToTarget', { targetId: sw.targetId, flatten: true });
+          serviceWorker = { targetId: sw.targetId, sessionId };
+        }
+        await send('HeapProfiler.collectGarbage', {}, serviceWorker.sessionId);
+        const usage = await send<{ usedSize: number }>('Runtime.getHeapUsage', {}, serviceWorker.sessionId);
+        return usage.usedSize;
       },
       async pageHeap() {
         await send('HeapProfiler.collectGarbage', {}, page);

@@ -125,7 +125,7 @@ while (i < maxRequests && Date.now() - started < minutes * 60_000 && pageErrors.
   const snapshot = i >= warmup && (i - warmup) % snapshotEvery === 0 && page.probe.workerObjects;
   const workerObjects = snapshot ? await snapshot() : null;
   samples.push({ i, t: (Date.now() - started) / 1000, ...m, workerObjects, wasmHeap: last?.wasmHeap ?? null, cacheBytes: last?.cacheBytes ?? 0, cacheEntries: last?.cacheEntries ?? 0, strayTensors: last ? last.live - last.cacheEntries * perEntry : 0, liveAfterClear });
-  if (samples.length % 20 === 0) log(`${i} requests, ${((Date.now() - started) / 60_000).toFixed(1)} min: renderer ${(m.rendererRss / 2 ** 20).toFixed(1)} MiB (private ${(m.rendererAnon / 2 ** 20).toFixed(1)}, files ${(m.rendererFile / 2 ** 20).toFixed(1)}, shared ${(m.rendererShmem / 2 ** 20).toFixed(1)}), page heap ${((m.pageHeap ?? 0) / 2 ** 20).toFixed(2)} MiB, worker heap ${(m.workerHeap / 2 ** 20).toFixed(2)} MiB, wasm ${((last?.wasmHeap ?? 0) / 2 ** 20).toFixed(1)} MiB`);
+  if (samples.length % 20 === 0) log(`${i} requests, ${((Date.now() - started) / 60_000).toFixed(1)} min: renderer ${(m.rendererRss / 2 ** 20).toFixed(1)} MiB (private ${(m.rendererAnon / 2 ** 20).toFixed(1)}, files ${(m.rendererFile / 2 ** 20).toFixed(1)}, shared ${(m.rendererShmem / 2 ** 20).toFixed(1)}), page heap ${((m.pageHeap ?? 0) / 2 ** 20).toFixed(2)} MiB, service worker heap ${((m.swHeap ?? 0) / 2 ** 20).toFixed(2)} MiB, worker heap ${(m.workerHeap / 2 ** 20).toFixed(2)} MiB, wasm ${((last?.wasmHeap ?? 0) / 2 ** 20).toFixed(1)} MiB`);
 }
 const verdict = judge(samples, { warmup, bound });
 const problems = [...pageErrors, ...wrong, ...verdict.problems];
