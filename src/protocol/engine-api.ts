@@ -16,8 +16,8 @@ export interface LoadOptions {
   /** Where onnxruntime-web's `.mjs`/`.wasm` are served; defaults to the copy shipped beside the engine. */
   ortBase?: string | undefined;
   /**
-   * fp32 only: also read the embedding and lm_head from one int8 matrix, as the other formats do on
-   * wasm (src/engine/graph/int8-head.ts). Off by default: fp32 stays exact.
+   * The embedding and lm_head read from one int8 matrix on wasm (src/engine/graph/int8-head.ts).
+   * Unset: for every format but fp32 (which stays exact); `true`: for fp32 too; `false`: for none.
    */
   quantizeHead?: boolean | undefined;
 }

@@ -184,10 +184,12 @@ describe('a rewritten embedding and lm_head', () => {
 });
 
 describe('which loads rewrite', () => {
-  it('wasm: every format but fp32, fp32 where asked; WebGPU: none', () => {
+  it('wasm: every format but fp32, fp32 where asked, none where refused; WebGPU: none', () => {
     for (const dtype of ['q4', 'q8', 'q4f16', 'fp16'] as const) expect(rewritesOn('wasm', dtype).int8Head).toBe(true);
     expect(rewritesOn('wasm', 'fp32').int8Head).toBe(false);
     expect(rewritesOn('wasm', 'fp32', true).int8Head).toBe(true);
+    // The caller may keep them in floating point for every format (faster decode, more memory).
+    for (const dtype of ['q4', 'q8', 'q4f16', 'fp16', 'fp32'] as const) expect(rewritesOn('wasm', dtype, false).int8Head).toBe(false);
     for (const dtype of ['q4', 'q8', 'fp32'] as const) expect(rewritesOn('webgpu', dtype, true).int8Head).toBe(false);
   });
 });

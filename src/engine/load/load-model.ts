@@ -142,7 +142,7 @@ export interface LoadContext {
   shaderF16?: boolean;
   /** The formats the model offers (`offeredDtypes`); without it a refusal names none. */
   offered?: readonly Dtype[];
-  /** fp32: read the embedding and lm_head at 8 bits too (LoadOptions.quantizeHead). */
+  /** The embedding and lm_head at 8 bits: unset by format, `true` for fp32 too, `false` for none (LoadOptions.quantizeHead). */
   quantizeHead?: boolean | undefined;
 }
 

@@ -54,12 +54,13 @@ export interface SessionRewriteOptions {
 /**
  * The rewrites a load on `device` makes: 4-bit projections as 8-bit integer products on wasm only
  * (WebGPU has a 4-bit kernel); the embedding and lm_head at 8 bits on wasm for every format but
- * fp32, and for fp32 too where the caller asked (`quantizeHead`). Not on WebGPU (not tried there):
+ * fp32, and for fp32 too where the caller asked (`quantizeHead: true`); `quantizeHead: false` keeps
+ * them in floating point for every format (decode is faster so, by 0–25 % here: docs/models.md). Not on WebGPU (not tried there):
  * the rewrite is made for onnxruntime's CPU integer kernels (docs/models.md).
  */
-export function rewritesOn(device: Device, dtype?: Dtype, quantizeHead = false): SessionRewriteOptions {
+export function rewritesOn(device: Device, dtype?: Dtype, quantizeHead?: boolean): SessionRewriteOptions {
   const wasm = device === 'wasm';
-  return { int8Projections: wasm, int8Head: wasm && dtype !== undefined && (dtype !== 'fp32' || quantizeHead) };
+  return { int8Projections: wasm, int8Head: wasm && dtype !== undefined && (quantizeHead ?? dtype !== 'fp32') };
 }
 
 /** A graph larger than this is not given `num_logits_to_keep`: rewriting it would copy it whole. */
