@@ -83,7 +83,7 @@ const api = {
         ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}),
       } as never);
     // the product's load (load-model.ts): the file handed from the fetch to onnxruntime, each weight copied into wasm memory once, the file's bytes released
-    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm', opts.dtype ?? 'fp32'));
+    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm'));
     lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
     return {
       ms: performance.now() - t0,
