@@ -178,6 +178,15 @@ describe('one engine per origin and model', () => {
     expect((await a.client.status()).sharing).toMatchObject({ host: 'B', hosting: false, tabs: 2 });
   });
 
+  it('a load of another model that fails leaves the tab serving the model it had, as a lone engine does', async () => {
+    const a = openTab('A', MODEL, 1500);
+    await a.client.ready;
+    // Another model next to this one passes the budget: refused, and the first model serves on.
+    await expect(a.client.load({ model: 'other' })).rejects.toMatchObject({ code: 'model_load_failed', details: { reason: 'insufficient_memory' } });
+    expect((await a.client.status()).state).toBe('ready');
+    expect(await a.client.decisions.create(decision('x'))).toEqual({ answers: { echo: JSON.stringify(decision('x')).length } });
+  });
+
   it('engines of different models stay within the origin\'s memory budget: a load past it is refused, and loads once the other engine is gone', async () => {
     const a = openTab('A', MODEL, 1500);
     await a.client.ready;

@@ -69,9 +69,24 @@ export class SharedEngine {
     if (this.#terminated) throw unavailable('The client was terminated.');
     const key = shareKey(options);
     if (this.#group?.key === key) return this.#group.load(onEvent, true);
-    this.#group?.leave(unavailable('This tab loaded another model meanwhile; send the request again.'));
-    this.#group = new ShareGroup({ tab: this.tab, key, options, onEvent, spawn: this.#o.spawn, locks: this.#o.locks, openChannel: this.#o.openChannel, budgetBytes: this.#o.budgetBytes });
-    return this.#group.load(onEvent, false);
+    // As a lone engine does, the model that served goes on serving until the other one is ready:
+    // a load refused or failed leaves this tab where it was.
+    const previous = this.#group;
+    const next = new ShareGroup({ tab: this.tab, key, options, onEvent, spawn: this.#o.spawn, locks: this.#o.locks, openChannel: this.#o.openChannel, budgetBytes: this.#o.budgetBytes });
+    this.#group = next;
+    let status: Awaited<ReturnType<ShareGroup['load']>>;
+    try {
+      status = await next.load(onEvent, false);
+    } catch (e) {
+      // With no model before it, the failed load is this tab's state (its calls get its error).
+      if (previous && this.#group === next) {
+        next.leave(unavailable('The load of another model failed; send the request again.'));
+        this.#group = previous;
+      }
+      throw e;
+    }
+    previous?.leave(unavailable('This tab loaded another model meanwhile; send the request again.'));
+    return status;
   }
 
   #current(): ShareGroup {
