@@ -30,13 +30,21 @@ node=$work/node
 if [ -f "$node" ]; then chmod +x "$node"; else node=$(command -v node); fi
 echo "node: $node $("$node" --version)"
 
-# Dawn's Vulkan backend: the NVIDIA driver's ICD where the driver ships it outside the loader's path.
-for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
-  if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
-done
+export JEV_DAWN_NODE=$work/dawn.node JEV_ORT_DIR=$work/ort/ XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 
-export JEV_DAWN_NODE=$work/dawn.node JEV_ORT_DIR=$work/ort/
+# Dawn's Vulkan backend needs the loader (libvulkan.so.1) and a driver's ICD. Try the Vulkan setup
+# as it is, then each NVIDIA ICD found where drivers put it outside the loader's search path; keep
+# the first under which Dawn offers an adapter.
+probe() { "$node" -e "const d=require(process.env.JEV_DAWN_NODE);Object.assign(globalThis,d.globals);d.create([]).requestAdapter({powerPreference:'high-performance'}).then(a=>{console.log(a?'adapter: '+[a.info.vendor,a.info.architecture,a.info.description].join(' / ')+(a.features.has('shader-f16')?', shader-f16':''):'no adapter');process.exit(a?0:1)})" 2>&1 | grep -v '^ *$' | tail -4; }
+ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1' || echo "no libvulkan.so.1 in ldconfig: see bench/gpu/README.md"
+if [ -z "${JEV_DAWN_FLAGS:-}" ] && ! probe; then
+  for icd in ${VK_DRIVER_FILES:-} /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json $(find /usr/local/nvidia /usr/share/vulkan /etc/vulkan /usr/lib/x86_64-linux-gnu -maxdepth 4 -name 'nvidia_icd*.json' 2>/dev/null); do
+    [ -f "$icd" ] || continue
+    echo "trying VK_DRIVER_FILES=$icd"
+    if VK_DRIVER_FILES=$icd probe; then export VK_DRIVER_FILES=$icd; break; fi
+  done
+fi
 JEV_COMMIT=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['commit'])" "$pack/pack.json")
 export JEV_COMMIT
 model=${JEV_GPU_MODEL:-smollm2-135m-random}
