@@ -5,7 +5,9 @@
  * front of a serving engine alone, bench/lib/serve-rows.ts; `--only structured`: chat under a JSON
  * schema against chat without one alone, bench/lib/structured-rows.ts; `--no-structured` skips those;
  * `--only tabs`: renderers' memory with 1, 2 and 4 tabs sharing one engine against independent
- * engines alone, bench/lib/tabs-rows.ts, on the first of `--models` (default the 135M model); `--no-tabs` skips them)
+ * engines alone, bench/lib/tabs-rows.ts, on the first of `--models` (default the 135M model); `--no-tabs` skips them;
+ * `--only ort-builds`: onnxruntime-web's JSPI build against its asyncify build, decode and prefill of
+ * TinyStories-656K and the 135M model at fp32 and q8, 1 and 2 threads, side by side: bench/lib/ort-build-rows.ts)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
  * SmolLM2-shaped model on wasm, its GQA export beside the Optimum-style one (bench/lib/formats.ts),
@@ -33,6 +35,10 @@ import { runServeOnly } from './lib/serve-rows.ts';
 import { measureStructured, structuredPlan } from './lib/structured-rows.ts';
 import { measureTabs } from './lib/tabs-rows.ts';
 import { SMOL, TINYSTORIES, makePlan } from './lib/plan.ts';
+import { measureOrtBuilds, ortBuildPlan } from './lib/ort-build-rows.ts';
+import { modelBytes } from './lib/model-bytes.ts';
+import { chromiumOfUserAgent } from './lib/schema.ts';
+import { cpus } from 'node:os';
 import { loadAverage } from './lib/procs.ts';
 import { renderChart, renderResults, updateDocument } from './lib/report.ts';
 import { finalize, writeJson } from './lib/result-file.ts';
@@ -56,6 +62,11 @@ async function main(): Promise<void> {
     // Chat under a JSON schema alone: the SmolLM2-shaped model, its own Chromium; JSON only, docs untouched.
     options.grid = options.formats = options.peers = options.logits = false;
     options.models = [SMOL];
+    options.md = null;
+  }
+  if (options.only === 'ort-builds') {
+    // The two onnxruntime-web builds alone: JSON only, docs untouched.
+    options.grid = options.formats = options.peers = options.logits = options.structured = options.tabs = false;
     options.md = null;
   }
   if (options.only === 'tabs') {
@@ -131,6 +142,22 @@ async function main(): Promise<void> {
     notes: [],
   };
   try {
+    if (options.only === 'ort-builds') {
+      const models = options.models ?? [...(hasTinyStories ? [TINYSTORIES] : []), SMOL];
+      const oplan = ortBuildPlan(options, { models, cores: cpus().length });
+      log(`ort-builds: ${oplan.models.join(', ')} × ${oplan.dtypes.join(', ')} × ${oplan.threads.join(', ')} threads, ${oplan.reps} alternating repetitions of each build`);
+      const hasDtype = (model: string, dtype: string) => {
+        try {
+          return modelBytes(MODEL_ROOTS, model, dtype as 'fp32') > 0;
+        } catch {
+          return false;
+        }
+      };
+      const out = await measureOrtBuilds(oplan, site.url, mirror, hasDtype, log, result.notes);
+      result.ort_builds = out.rows;
+      result.runtime = { ort_build: 'jspi and asyncify, side by side', chromium: out.chromium ?? chromiumOfUserAgent(out.userAgent), user_agent: out.userAgent };
+      writeJson(options.json, finalize(result, started));
+    }
     for (const plan of plans) {
       let out: TargetOutput;
       try {
@@ -150,6 +177,10 @@ async function main(): Promise<void> {
       if (plan.device === 'wasm') {
         result.threads = out.threads;
         result.cross_origin_isolated = out.isolated;
+      }
+      if (out.runtime && (!result.runtime || plan.device === 'wasm')) {
+        result.runtime = out.runtime;
+        log(`onnxruntime-web build ${out.runtime.ort_build ?? 'unknown'}, Chromium ${out.runtime.chromium ?? 'unknown'} (${out.runtime.user_agent ?? 'no userAgent'})`);
       }
       if (out.adapter) result.adapter = out.adapter;
       // A checkpoint after each target: a later failure loses nothing measured so far.

@@ -7,6 +7,7 @@ import { startStatic } from './support/static-server.ts';
 // onnxruntime-web's build (src/engine/runtime/ort-build.ts): JSPI where the browser has it, asyncify where
 // it does not. Chromium has JSPI and no switch turns it off, so the browser without it is made by
 // serving the built app with `delete WebAssembly.Suspending` at the top of the engine worker's script.
+// The page parameter `ortBuild=jspi|asyncify` forces one (docs/threads.md); `status().ortBuild` names it.
 
 const QUERY = `/?model=tiny-random-llama&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`;
 const QUESTIONS = {
@@ -14,7 +15,7 @@ const QUESTIONS = {
   place: { type: 'choice', instructions: 'Where?', criteria: { park: 'A park', home: 'At home', 'the sea': null } },
 };
 
-async function decide(browser: Browser, withoutJspi: boolean) {
+async function decide(browser: Browser, withoutJspi: boolean, extraQuery = '') {
   const site = await startStatic(DIST);
   const worker = readdirSync(join(DIST, 'assets')).find((f) => /^engine\.worker-.*\.js$/.test(f));
   expect(worker, 'the built engine worker').toBeTruthy();
@@ -24,7 +25,7 @@ async function decide(browser: Browser, withoutJspi: boolean) {
   context.on('request', (r) => seen.push(r.url()));
   try {
     const page = await context.newPage();
-    await page.goto(`${site.url}${QUERY}`);
+    await page.goto(`${site.url}${QUERY}${extraQuery}`);
     await page.evaluate(() => (window as any).jev.ready);
     const decision = await page.evaluate(
       (questions) => (window as any).jev.decisions.create({ model: 'jev', state: 'The little dog lost his ball in the park.', questions }),
@@ -32,7 +33,8 @@ async function decide(browser: Browser, withoutJspi: boolean) {
     );
     // onnxruntime's files, once each (its threads import the .mjs again).
     const ort = [...new Set(seen.filter((u) => u.includes('/ort/')).map((u) => new URL(u).pathname.replace(/^.*\//, '')))];
-    return { decision, ort };
+    const status = await page.evaluate(() => (window as any).jev.status());
+    return { decision, ort, ortBuild: status.ortBuild as string | undefined };
   } finally {
     await context.close();
     await site.close();
@@ -44,9 +46,19 @@ test('without JSPI the engine runs the asyncify build, with it the JSPI build: t
   const asyncify = await decide(browser, true);
   expect(jspi.ort.sort()).toEqual(['ort-wasm-simd-threaded.jspi.mjs', 'ort-wasm-simd-threaded.jspi.wasm']);
   expect(asyncify.ort.sort()).toEqual(['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm']);
+  expect([jspi.ortBuild, asyncify.ortBuild]).toEqual(['jspi', 'asyncify']);
   // One source, two ways of waiting on promises: the same numbers.
   expect(Math.abs(jspi.decision.answers.sad.noul - asyncify.decision.answers.sad.noul)).toBeLessThan(1e-6);
   for (const k of Object.keys(jspi.decision.answers.place.probabilities)) {
     expect(Math.abs(jspi.decision.answers.place.probabilities[k] - asyncify.decision.answers.place.probabilities[k]), k).toBeLessThan(1e-6);
   }
+});
+
+test('?ortBuild= forces a build: asyncify where JSPI exists, and JSPI asked without it loads asyncify', async ({ browser }) => {
+  const forced = await decide(browser, false, '&ortBuild=asyncify');
+  expect(forced.ort.sort()).toEqual(['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm']);
+  expect(forced.ortBuild).toBe('asyncify');
+  const missing = await decide(browser, true, '&ortBuild=jspi');
+  expect(missing.ort.sort()).toEqual(['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm']);
+  expect(missing.ortBuild).toBe('asyncify');
 });

@@ -8,6 +8,7 @@ import type { BenchPage } from './bench-page.ts';
 import { fmt, round, type Timed } from './measure.ts';
 import type { TargetPlan } from './plan.ts';
 import { median, type ChatResult } from './schema.ts';
+import { outsidePerStep } from './step-time.ts';
 
 type Base = Pick<ChatResult, 'device' | 'model' | 'dtype'>;
 
@@ -18,6 +19,8 @@ export async function measureChat(p: BenchPage, plan: TargetPlan, base: Base, ti
   let newTokens = 0;
   let sameText = true;
   const shares = { engine: [] as number[], baseline: [] as number[], followup: [] as number[], cold_followup: [] as number[] };
+  const outside: number[] = [];
+  const inside: number[] = [];
   for (let rep = 0; rep < plan.chat.reps; rep++) {
     // A system line that differs per repetition: no KV reuse between repetitions.
     const messages = [
@@ -29,8 +32,13 @@ export async function measureChat(p: BenchPage, plan: TargetPlan, base: Base, ti
     let bt = '';
     for (const way of order) {
       if (way === 'engine') {
-        const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; prompt_tokens: number; tokens: number; text: string }>('engineChat', messages, plan.chat.newTokens);
+        const { r, cpu } = await timed<{ ttft_ms: number; total_ms: number; decode_tps: number | null; prompt_tokens: number; tokens: number; text: string; decode_wall_ms: number; decode_run_ms: number; decode_steps: number }>('engineChat', messages, plan.chat.newTokens);
         shares.engine.push(cpu / (r.total_ms / 1000));
+        const o = outsidePerStep(r.decode_wall_ms, r.decode_run_ms, r.decode_steps);
+        if (o !== null) {
+          outside.push(o);
+          inside.push(r.decode_run_ms / r.decode_steps);
+        }
         samples.ttft_ms.push(r.ttft_ms);
         if (r.decode_tps !== null) samples.decode_tps.push(r.decode_tps);
         promptTokens = r.prompt_tokens;
@@ -47,7 +55,8 @@ export async function measureChat(p: BenchPage, plan: TargetPlan, base: Base, ti
     sameText &&= et.trim() === bt.trim();
     log(
       `${plan.model} ${plan.device} chat rep ${rep + 1}/${plan.chat.reps}: ttft ${fmt(samples.ttft_ms.at(-1)!)} vs ${fmt(samples.baseline_ttft_ms.at(-1)!)}, ` +
-        `decode ${samples.decode_tps.at(-1)?.toFixed(1)} vs ${samples.baseline_decode_tps.at(-1)?.toFixed(1)} tok/s`,
+        `decode ${samples.decode_tps.at(-1)?.toFixed(1)} vs ${samples.baseline_decode_tps.at(-1)?.toFixed(1)} tok/s` +
+        (outside.length ? ` (engine per step: ${outside.at(-1)!.toFixed(3)} ms outside the graph, ${inside.at(-1)!.toFixed(2)} ms inside run)` : ''),
     );
   }
 
@@ -94,6 +103,7 @@ export async function measureChat(p: BenchPage, plan: TargetPlan, base: Base, ti
       cold_followup_ttft_ms: round(Math.min(...samples.cold_followup_ttft_ms)),
     },
     cpu_share: Object.fromEntries(Object.entries(shares).map(([k, v]) => [k, round(median(v), 2)])) as ChatResult['cpu_share'],
+    decode_step_ms: { outside_graph: outside.length ? round(median(outside), 3) : null, inside_run: inside.length ? round(median(inside), 3) : null },
     reps: plan.chat.reps,
     followup_reps: plan.followup.reps,
     samples: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])) as ChatResult['samples'],

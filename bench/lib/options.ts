@@ -27,13 +27,16 @@ export interface BenchOptions {
   tabs: boolean;
   /**
    * `--only serve`: only the server-overhead rows (bench/lib/serve-rows.ts, docs/scale-out.md), in Node;
-   * `--only structured`: only the structured rows, in Chromium; `--only tabs`: only the tabs rows.
+   * `--only structured`: only the structured rows, in Chromium; `--only tabs`: only the tabs rows;
+   * `--only ort-builds`: onnxruntime-web's JSPI build against its asyncify build, decode and prefill (bench/lib/ort-build-rows.ts).
    */
-  only: 'serve' | 'structured' | 'tabs' | null;
+  only: 'serve' | 'structured' | 'tabs' | 'ort-builds' | null;
+  /** `--max-load L` (ort-builds rows): before each measurement, wait up to 30 s for the 1-minute load average to drop below L. */
+  maxLoad: number | undefined;
 }
 
 export function parseBenchArgs(argv: string[]): BenchOptions {
-  const o: BenchOptions = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true, logits: true, structured: true, tabs: true, only: null };
+  const o: BenchOptions = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true, logits: true, structured: true, tabs: true, only: null, maxLoad: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -62,15 +65,16 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     else if (a === '--no-logits') o.logits = false;
     else if (a === '--no-structured') o.structured = false;
     else if (a === '--no-tabs') o.tabs = false;
+    else if (a === '--max-load') o.maxLoad = Number(value());
     else if (a === '--only') {
       const only = value();
-      if (only !== 'serve' && only !== 'structured' && only !== 'tabs') throw new Error(`--only: unknown ${only}; known: serve, structured, tabs`);
+      if (only !== 'serve' && only !== 'structured' && only !== 'tabs' && only !== 'ort-builds') throw new Error(`--only: unknown ${only}; known: serve, structured, tabs, ort-builds`);
       o.only = only;
     }
     else if (a === '--help' || a === '-h') {
       console.log(
         'usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K,tiny-random-llama] [--threads N] ' +
-          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--md FILE | --no-md] [--only serve|structured|tabs]',
+          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--md FILE | --no-md] [--only serve|structured|tabs|ort-builds [--max-load L]]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);

@@ -1,5 +1,5 @@
 import { GGUF_TYPE, type PeerDtype } from '../peers/models.ts';
-import type { BenchResult, ChatResult, DecisionResult, FormatResult } from './schema.ts';
+import { median, type BenchResult, type ChatResult, type DecisionResult, type FormatResult, type OrtBuildRow } from './schema.ts';
 import { mib } from './measure.ts';
 
 /**
@@ -39,7 +39,8 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
       [
         ['command', `\`${command}\``],
         ['machine', r.machine],
-        ['browser', `${r.browser} (headless)`],
+        ['browser', `${r.browser} (headless)${r.runtime?.chromium ? `; the worker's userAgent: Chromium ${r.runtime.chromium}` : ''}`],
+        ...(r.runtime ? [['onnxruntime-web build', r.runtime.ort_build ?? '—']] : []),
         ['backend', `${[...new Set([...r.decisions.map((d) => d.device), ...r.chat.map((c) => c.device)])].join(', ')} (onnxruntime-web via @huggingface/transformers 4.3.1)`],
         ['threads', `${r.threads ?? '—'} wasm threads (page cross-origin isolated: ${r.cross_origin_isolated ? 'yes' : 'no'})`],
         ['WebGPU adapter', r.adapter ?? 'not run'],
@@ -106,7 +107,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
         ms(c.followup_ttft_ms),
         `${ms(c.cold_followup_ttft_ms)} (${num(c.cold_followup_ttft_ms / c.followup_ttft_ms, 1)}×)`,
         `${c.followup_history_tokens} (${c.followup_cached_tokens} / ${c.followup_prompt_tokens}; cold ${c.cold_followup_cached_tokens})`,
-        `${num(c.best?.decode_tps)} / ${num(c.best?.baseline_decode_tps)} tok/s`,
+        `${num(c.best?.decode_tps)} / ${num(c.best?.baseline_decode_tps)} tok/s${c.decode_step_ms?.outside_graph != null ? ` (engine step outside the graph ${num(c.decode_step_ms.outside_graph, 3)} ms)` : ''}`,
         `${num(c.cpu_share?.engine)} / ${num(c.cpu_share?.baseline)}`,
         `${c.reps} / ${c.followup_reps}`,
       ]),
@@ -233,7 +234,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     }
     out.push(
       table(
-        ['model', 'dtype (GGUF)', 'threads', 'prefill wllama', 'prefill engine', 'prefill ratio', 'decode wllama', 'decode engine', 'decode ratio', 'peak RSS wllama (file)', 'peak RSS engine (file)', 'reps'],
+        ['model', 'dtype (GGUF)', 'threads', 'prefill wllama', 'prefill engine', 'prefill ratio', 'decode wllama', 'decode engine', 'decode ratio', 'engine: build, median step, outside the graph', 'peak RSS wllama (file)', 'peak RSS engine (file)', 'reps'],
         r.peers.map((p) => {
           const dtype = p.dtype ?? 'fp32';
           const d = r.peer_details.find((x) => x.model === p.model && x.threads === p.threads && (x.dtype ?? 'fp32') === dtype);
@@ -247,6 +248,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
             `${num(p.decode_tps, 1)} tok/s`,
             `${num(p.engine_decode_tps, 1)} tok/s`,
             `${num(p.engine_decode_tps / p.decode_tps)}×`,
+            d ? `${d.engine.ort_build ?? '—'}, ${num(median(d.engine.step_ms_median))} ms, ${d.engine.outside_ms_median?.length ? `${num(median(d.engine.outside_ms_median), 3)} ms` : '—'}` : '—',
             d?.memory ? `${mib(d.memory.wllama.serving_peak_rss_bytes)} (${mib(d.memory.wllama.model_bytes)})` : '—',
             d?.memory ? `${mib(d.memory.engine.serving_peak_rss_bytes)} (${mib(d.memory.engine.model_bytes)})` : '—',
             d?.reps ?? '—',
@@ -256,6 +258,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     );
     out.push('');
   }
+  if (r.ort_builds?.length) out.push(renderOrtBuilds(r.ort_builds), '');
   if (r.formats?.length) out.push(renderFormats(r.formats), '');
   out.push('### Model load');
   out.push('');
@@ -290,6 +293,38 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     out.push('');
     for (const n of r.notes) out.push(`- ${n}`);
   }
+  return out.join('\n');
+}
+
+/** `--only ort-builds`: onnxruntime-web's JSPI build against its asyncify build, one line per (model, dtype, threads). */
+export function renderOrtBuilds(rows: readonly OrtBuildRow[]): string {
+  const out: string[] = ['### onnxruntime-web builds: JSPI against asyncify', ''];
+  out.push(
+    'Both builds in pages of one browser, alternating; decode = 63 single-token passes ÷ their time (a typical step: 1000 ÷ the median step); ' +
+      'outside the graph: a step\'s wall time minus its time inside the session\'s run. Medians over the repetitions, [min–max].',
+  );
+  out.push('');
+  const range = (xs: readonly number[]) => (xs.length ? `[${num(Math.min(...xs), 1)}–${num(Math.max(...xs), 1)}]` : '');
+  out.push(
+    table(
+      ['model', 'dtype', 'threads', 'decode jspi', 'decode asyncify', 'ratio', 'typical step jspi / asyncify', 'ratio', 'prefill jspi', 'prefill asyncify', 'ratio', 'outside the graph jspi / asyncify', 'reps'],
+      rows.map((x) => [
+        x.model,
+        x.dtype,
+        x.threads,
+        `${num(x.jspi.decode_tps, 1)} ${range(x.jspi.samples.decode_tps)}`,
+        `${num(x.asyncify.decode_tps, 1)} ${range(x.asyncify.samples.decode_tps)}`,
+        `${num(x.decode_ratio)}×`,
+        `${num(x.jspi.decode_tps_median_step, 1)} / ${num(x.asyncify.decode_tps_median_step, 1)} tok/s`,
+        `${num(x.decode_ratio_median_step)}×`,
+        `${num(x.jspi.prefill_tps, 1)} ${range(x.jspi.samples.prefill_tps)}`,
+        `${num(x.asyncify.prefill_tps, 1)} ${range(x.asyncify.samples.prefill_tps)}`,
+        `${num(x.prefill_ratio)}×`,
+        `${num(x.jspi.outside_ms, 3)} / ${num(x.asyncify.outside_ms, 3)} ms`,
+        x.reps,
+      ]),
+    ),
+  );
   return out.join('\n');
 }
 

@@ -69,6 +69,12 @@ export interface ChatResult {
   };
   /** CPU seconds the browser got per wall second, median per kind of call (≈ threads when uncontended). */
   cpu_share: { engine: number; baseline: number; followup: number; cold_followup: number };
+  /**
+   * The engine's decode, per step (median over the repetitions): the time outside the onnxruntime
+   * session's run (step wall − run: transformers.js, the engine's loop, streaming) and inside it.
+   * Optional; absent in results written before it.
+   */
+  decode_step_ms?: { outside_graph: number | null; inside_run: number | null };
   reps: number;
   followup_reps: number;
   samples: {
@@ -314,6 +320,30 @@ export interface BenchResult {
   memory: MemoryResult[];
   targets: TargetResult[];
   notes: string[];
+  /**
+   * What the engine ran on (optional; absent in results written before it): the onnxruntime-web
+   * build its worker loaded, and the Chromium version its worker's userAgent names.
+   */
+  runtime?: RuntimeInfo;
+  /** `--only ort-builds`: the JSPI build against the asyncify build, side by side (bench/lib/ort-build-rows.ts). Optional. */
+  ort_builds?: OrtBuildRow[];
+}
+
+export interface RuntimeInfo {
+  /** 'jspi' or 'asyncify' (src/engine/runtime/ort-build.ts); null where none was reported. */
+  ort_build: string | null;
+  /**
+   * "156.0.8078.108": the worker's User-Agent Client Hints (navigator.userAgentData's fullVersionList),
+   * else the major version its userAgent string names ("156.0.0.0" since Chromium's user-agent
+   * reduction); null where neither names one.
+   */
+  chromium: string | null;
+  user_agent: string | null;
+}
+
+/** The Chromium version a userAgent names (`Chrome/…` or `HeadlessChrome/…`); null for none. */
+export function chromiumOfUserAgent(ua: string | null | undefined): string | null {
+  return (ua && /(?:Headless)?Chrome\/(\d+(?:\.\d+)*)/.exec(ua)?.[1]) || null;
 }
 
 /** A summary of bench/peers/check-wllama.ts's AgreementResult for one model. */
@@ -374,6 +404,10 @@ export interface PeerDetail {
     prefill_tps: number[];
     decode_tps: number[];
     step_ms_median: number[];
+    /** Per repetition, the median decode step's time outside the session's run (step wall − run), ms. Optional. */
+    outside_ms_median?: number[];
+    /** The onnxruntime-web build the engine's worker loaded. Optional. */
+    ort_build?: string | null;
   };
   /**
    * Each side's renderer memory, beside its model's bytes (null where the browser's processes could
@@ -394,4 +428,47 @@ export interface SideMemory {
   load_peak_rss_bytes: number | null;
   /** The renderer's peak resident set from the end of the load through the last run. */
   serving_peak_rss_bytes: number | null;
+}
+
+/** onnxruntime-web's wasm builds (src/engine/runtime/ort-build.ts). */
+export type OrtBuildName = 'jspi' | 'asyncify';
+
+/** One build's side of a row: medians over the repetitions, and every repetition. */
+export interface OrtBuildSide {
+  /** The build the engine reported loading (differs from the one asked only where the browser lacks JSPI). */
+  build: OrtBuildName | null;
+  load_ms: number;
+  prefill_tps: number;
+  decode_tps: number;
+  /** Median over repetitions of 1000 ÷ the median step: a typical step's rate, robust to stalls from other processes. */
+  decode_tps_median_step: number;
+  /** Best repetition's decode and prefill (the least disturbed). */
+  best_decode_tps: number;
+  best_prefill_tps: number;
+  step_ms: number;
+  /** Median over repetitions of each repetition's longest step, ms. */
+  step_ms_max: number;
+  /** Median per step of the time inside the session's run / outside it (step wall − run). */
+  run_ms: number;
+  outside_ms: number;
+  samples: { prefill_tps: number[]; decode_tps: number[]; step_ms: number[]; step_ms_p90: number[]; step_ms_max: number[]; run_ms: number[]; outside_ms: number[] };
+}
+
+/** One row of `ort_builds` in the bench JSON (an optional field: bench/lib/schema.ts). */
+export interface OrtBuildRow {
+  model: string;
+  dtype: string;
+  device: 'wasm';
+  threads: number;
+  prompt_tokens: number;
+  decode_steps: number;
+  reps: number;
+  jspi: OrtBuildSide;
+  asyncify: OrtBuildSide;
+  /** JSPI ÷ asyncify, of the medians (> 1: JSPI faster); `_median_step`: of the typical steps' rates. */
+  decode_ratio: number;
+  decode_ratio_median_step: number;
+  prefill_ratio: number;
+  /** 1-minute load average at each measurement, in order. */
+  loadavg_per_run: number[];
 }

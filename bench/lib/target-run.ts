@@ -15,7 +15,7 @@ import { modelBytes } from './model-bytes.ts';
 import type { TargetPlan } from './plan.ts';
 import { measurePrefixCache } from './prefix-cache-rows.ts';
 import { ProcessSampler } from './procs.ts';
-import type { ChatResult, DecisionResult, LoadResult, MemoryResult, PrefixCacheResult, PrefixChatResult } from './schema.ts';
+import { type ChatResult, type DecisionResult, type LoadResult, type MemoryResult, type PrefixCacheResult, type PrefixChatResult, type RuntimeInfo, chromiumOfUserAgent } from './schema.ts';
 
 /** What one (model, device) target measured. */
 export interface TargetOutput {
@@ -28,6 +28,8 @@ export interface TargetOutput {
   threads: number | null;
   isolated: boolean;
   adapter: string | null;
+  /** The onnxruntime-web build the engine's worker loaded and the Chromium its userAgent names. */
+  runtime: RuntimeInfo | null;
 }
 
 /**
@@ -50,11 +52,12 @@ export async function runTarget(plan: TargetPlan, site: string, mirror: ModelHos
     const adapter = plan.device === 'webgpu' ? await p.call<string | null>('adapter') : null;
     sampler.mark();
     const before = mirror.requests.length;
-    const cold = await p.call<{ ms: number; bytes: number; status: { threads: number | null; contextLength: number | null } }>('load', loadOptions);
+    const cold = await p.call<{ ms: number; bytes: number; status: { threads: number | null; contextLength: number | null }; ortBuild?: string | null; userAgent?: string; chromium?: string | null }>('load', loadOptions);
+    const runtime: RuntimeInfo = { ort_build: cold.ortBuild ?? null, chromium: cold.chromium ?? chromiumOfUserAgent(cold.userAgent), user_agent: cold.userAgent ?? null };
     const coldFetches = mirror.requests.slice(before).filter((r) => r.startsWith('GET ') && r.endsWith('.onnx')).length;
     await p.heap.sample();
     memory.push(await phaseMemory(base, 'load', sampler, p));
-    log(`${plan.model} ${plan.device}: cold load ${(cold.ms / 1000).toFixed(1)} s (${(cold.bytes / 2 ** 20).toFixed(0)} MiB, ${coldFetches} onnx fetch)`);
+    log(`${plan.model} ${plan.device}: cold load ${(cold.ms / 1000).toFixed(1)} s (${(cold.bytes / 2 ** 20).toFixed(0)} MiB, ${coldFetches} onnx fetch); onnxruntime-web build ${runtime.ort_build ?? '—'}, Chromium ${runtime.chromium ?? '—'}`);
     await p.close();
 
     p = await openPage(ctx, site, log);
@@ -106,7 +109,7 @@ export async function runTarget(plan: TargetPlan, site: string, mirror: ModelHos
     }
     await p.call('dispose');
     await p.close();
-    return { decisions, chat, prefixCache: prefix.decisions, prefixChat: prefix.chat, load, memory, threads: cold.status.threads, isolated: info.crossOriginIsolated, adapter };
+    return { decisions, chat, prefixCache: prefix.decisions, prefixChat: prefix.chat, load, memory, threads: cold.status.threads, isolated: info.crossOriginIsolated, adapter, runtime };
   } finally {
     sampler.stop();
     await ctx.close().catch(() => undefined);

@@ -17,6 +17,11 @@ import type { LanguageModel } from '../../src/engine/model/language-model.ts';
 import { planQuestion } from '../../src/engine/decision/question-plan.ts';
 import type { DeviceChoice, DtypeChoice, EngineStatus } from '../../src/protocol/engine-api.ts';
 import { floatsOf } from '../../src/engine/runtime/float16.ts';
+import { configuredOrtBuild } from '../../src/engine/load/runtime-env.ts';
+import type { OrtBuildChoice } from '../../src/engine/runtime/ort-build.ts';
+import { LanguageModel as LM } from '../../src/engine/model/language-model.ts';
+import { argmax } from '../../src/engine/chat/sampler.ts';
+import { decodeSteps } from '../lib/step-time.ts';
 import { installGpuMeter } from './gpu-meter.ts';
 import { maskingMs, structuredChat } from './structured-chat.ts';
 import { proseOfTokens, questionPool } from './texts.ts';
@@ -75,6 +80,38 @@ function timeModel(m: LanguageModel): void {
   };
 }
 
+/**
+ * Time inside the decoder session's `run` (onnxruntime-web: copying inputs in, the graph, outputs
+ * out), summed over every call: a decode step's wall time minus this is its time outside the graph.
+ */
+let runMs = 0;
+function timeRuns(m: LanguageModel): void {
+  const sessions = (m.model as unknown as { sessions: Record<string, { run(...a: unknown[]): Promise<unknown> }> }).sessions;
+  const session = sessions['model'] ?? sessions['decoder_model_merged'];
+  if (!session) return;
+  const run = session.run.bind(session);
+  session.run = async (...args: unknown[]) => {
+    const t0 = performance.now();
+    try {
+      return await run(...args);
+    } finally {
+      runMs += performance.now() - t0;
+    }
+  };
+}
+
+/**
+ * The browser's full version ("156.0.8078.108"): the userAgent string names only the major version
+ * since Chromium's user-agent reduction ("Chrome/156.0.0.0"); User-Agent Client Hints still give it.
+ */
+async function chromiumFullVersion(): Promise<string | null> {
+  type Brand = { brand: string; version: string };
+  const ua = (navigator as unknown as { userAgentData?: { getHighEntropyValues(h: string[]): Promise<{ fullVersionList?: Brand[] }> } }).userAgentData;
+  const values = await ua?.getHighEntropyValues(['fullVersionList']).catch(() => null);
+  const list = values?.fullVersionList ?? [];
+  return (list.find((b) => b.brand === 'Chromium') ?? list.find((b) => /Chrom/.test(b.brand)))?.version ?? null;
+}
+
 function need(): LanguageModel {
   if (!lm) throw new Error('no model loaded');
   return lm;
@@ -116,10 +153,10 @@ const api = {
   },
 
   /** Loads a model into a fresh engine; the time covers fetch (or cache), parse and session creation. */
-  async load(opts: { model: string; host: string; device: DeviceChoice; dtype: DtypeChoice; threads?: number }) {
+  async load(opts: { model: string; host: string; device: DeviceChoice; dtype: DtypeChoice; threads?: number; ortBuild?: OrtBuildChoice }) {
     if (engine) await lm?.dispose();
     // The product's model cache (worker/engine.worker.ts), so that loads take the product's path.
-    engine = new Engine({ runtime: { ortBase, threads: opts.threads, modelCache: new IntegrityCache() } });
+    engine = new Engine({ runtime: { ortBase, threads: opts.threads, modelCache: new IntegrityCache(), ortBuild: opts.ortBuild } });
     const bytes = new Map<string, number>();
     const t0 = performance.now();
     const status: EngineStatus = await engine.load({ model: opts.model, host: opts.host, device: opts.device, dtype: opts.dtype }, (e) => {
@@ -130,8 +167,59 @@ const api = {
     if (lm) {
       timeForwards(lm);
       timeModel(lm);
+      timeRuns(lm);
     }
-    return { ms, status, bytes: [...bytes.values()].reduce((a, b) => a + b, 0), wasmThreads: env.backends.onnx?.wasm?.numThreads ?? null };
+    return {
+      ms,
+      status,
+      bytes: [...bytes.values()].reduce((a, b) => a + b, 0),
+      wasmThreads: env.backends.onnx?.wasm?.numThreads ?? null,
+      ortBuild: configuredOrtBuild(),
+      userAgent: navigator.userAgent,
+      chromium: await chromiumFullVersion(),
+    };
+  },
+
+  /**
+   * Prefill and decode as the peer rows measure them (bench/peers/page/engine.worker.ts `bench`):
+   * one pass over `ids` and the pick of the first token, then `tokens` − 1 single-token passes,
+   * each followed by the engine's log-softmax and the greedy pick. Per decode step: its wall time
+   * and the time inside the session's `run` (decodeSteps: the time outside the graph).
+   */
+  async decodeBench(ids: number[], tokens: number) {
+    const m = need();
+    const t0 = performance.now();
+    let pass = await m.forward(ids, m.emptyCache(), 1);
+    let token = argmax(LM.logProbsAt(pass.logits, -1));
+    pass.logits.dispose();
+    const t1 = performance.now();
+    let cache = pass.cache;
+    const stepMs: number[] = [];
+    const stepRunMs: number[] = [];
+    try {
+      for (let n = 1; n < tokens; n++) {
+        const s0 = performance.now();
+        const r0 = runMs;
+        pass = await m.forward([token], cache, 1);
+        cache.dispose();
+        cache = pass.cache;
+        token = argmax(LM.logProbsAt(pass.logits, -1));
+        pass.logits.dispose();
+        stepRunMs.push(runMs - r0);
+        stepMs.push(performance.now() - s0);
+      }
+    } finally {
+      cache.dispose();
+    }
+    const t2 = performance.now();
+    return { prompt_tokens: ids.length, prefill_ms: t1 - t0, decode_ms: t2 - t1, ...decodeSteps(stepMs, stepRunMs) };
+  },
+
+  /** The ids of a prose prompt of exactly `tokens` tokens (texts.ts). */
+  promptIds(tokens: number, seed: number): number[] {
+    const m = need();
+    const text = proseOfTokens(m.tokenizer, tokens, seed).text;
+    return m.encode(text, true).slice(0, tokens);
   },
 
   /** Builds a state of exactly `stateTokens` tokens and the question pool; reports token counts. */
@@ -240,6 +328,7 @@ const api = {
   async engineChat(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxNew: number) {
     await engine!.clearCache();
     let first = -1;
+    let runAtFirst = 0;
     let chunks = 0;
     const m0 = modelMs;
     const t0 = performance.now();
@@ -248,15 +337,27 @@ const api = {
       call(),
       (chunk: ChatCompletionChunk) => {
         if (chunk.choices[0]?.delta?.content) {
-          if (first < 0) first = performance.now();
+          if (first < 0) {
+            first = performance.now();
+            runAtFirst = runMs;
+          }
           chunks++;
         }
       },
     );
     const end = performance.now();
     const n = res.usage.completion_tokens;
-    if (first < 0) first = end;
+    if (first < 0) {
+      first = end;
+      runAtFirst = runMs;
+    }
+    // The decode after the first token: its wall time, and the part of it inside the session's run.
+    const decodeWallMs = end - first;
+    const decodeRunMs = runMs - runAtFirst;
     return {
+      decode_wall_ms: decodeWallMs,
+      decode_run_ms: decodeRunMs,
+      decode_steps: Math.max(0, n - 1),
       ttft_ms: first - t0,
       total_ms: end - t0,
       tokens: n,

@@ -4,19 +4,20 @@
  * folders under /models/<name>/<file>, same-origin (transformers.js reads them with
  * env.localModelPath = '/models/'; wllama gets the GGUF by URL).
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'vite';
 import { startStatic, type StaticServer } from '../../e2e/support/static-server.ts';
 
 export const PEERS_DIR = import.meta.dirname;
-export const PEERS_DIST = join(PEERS_DIR, 'dist');
-import { MODEL_ROOTS } from '../../scripts/models/roots.ts';
+import { MODEL_ROOTS, REPO as ROOT } from '../../scripts/models/roots.ts';
+/** bench/peers/dist, or `$JEV_PEERS_DIST` (relative to the repository): a run of its own beside another's. */
+export const PEERS_DIST = process.env['JEV_PEERS_DIST'] ? resolve(ROOT, process.env['JEV_PEERS_DIST']) : join(PEERS_DIR, 'dist');
 
 export { MODEL_ROOTS, REPO } from '../../scripts/models/roots.ts';
 
 /** Builds bench/peers/page into bench/peers/dist (onnxruntime-web and wllama runtime files self-hosted). */
 export async function buildPeersPage(): Promise<string> {
-  await build({ configFile: join(PEERS_DIR, 'vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: join(PEERS_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: PEERS_DIST } });
   return PEERS_DIST;
 }
 

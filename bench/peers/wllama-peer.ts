@@ -77,6 +77,7 @@ interface EngineBench {
   decode_tps: number;
   step_ms_median: number;
   decode_steps: number;
+  steps?: { outside_ms_median: number; run_ms_median: number; step_ms_max: number };
 }
 
 /**
@@ -108,7 +109,7 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
     const marker = opts.marker;
     const before = marker ? rendererRss(marker) : null;
     await es.call('engineStart', key);
-    const eLoad = await engine<{ ms: number; threads: number }>('load', { model: m.name, threads, dtype });
+    const eLoad = await engine<{ ms: number; threads: number; ortBuild?: string | null }>('load', { model: m.name, threads, dtype });
     if (eLoad.threads !== threads) throw new Error(`engine runs ${eLoad.threads} threads, asked for ${threads}`);
     const enginePid = marker && before ? grownRenderer(marker, before) : null;
     const between = marker ? rendererRss(marker) : null;
@@ -143,7 +144,7 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
     await runEngine(4, ids.slice(0, 32));
 
     const w = { prefill: [] as number[], decode: [] as number[], wall: [] as number[], cache: [] as number[] };
-    const e = { prefill: [] as number[], decode: [] as number[], step: [] as number[] };
+    const e = { prefill: [] as number[], decode: [] as number[], step: [] as number[], outside: [] as number[] };
     let wPromptTokens = 0;
     const loads: number[] = [];
     for (let r = 0; r < reps; r++) {
@@ -164,7 +165,11 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
           e.prefill.push(x.prefill_tps);
           e.decode.push(x.decode_tps);
           e.step.push(x.step_ms_median);
-          log(`    rep ${r + 1} engine: prefill ${x.prefill_tps.toFixed(1)} tok/s, decode ${x.decode_tps.toFixed(2)} tok/s`);
+          if (x.steps) e.outside.push(x.steps.outside_ms_median);
+          log(
+            `    rep ${r + 1} engine (${eLoad.ortBuild ?? '?'}): prefill ${x.prefill_tps.toFixed(1)} tok/s, decode ${x.decode_tps.toFixed(2)} tok/s` +
+              (x.steps ? ` (step median ${x.step_ms_median.toFixed(2)} ms, longest ${x.steps.step_ms_max} ms; outside the run ${x.steps.outside_ms_median} ms)` : ''),
+          );
         }
       }
     }
@@ -211,6 +216,8 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
         prefill_tps: e.prefill.map((x) => round(x)),
         decode_tps: e.decode.map((x) => round(x)),
         step_ms_median: e.step.map((x) => round(x)),
+        ...(e.outside.length ? { outside_ms_median: e.outside.map((x) => round(x, 3)) } : {}),
+        ort_build: eLoad.ortBuild ?? null,
       },
       memory,
       loadavg: [load0, load1()],

@@ -64,6 +64,12 @@ export interface ClientOptions {
    * for a 135M model's q4 or q8, and decode up to a fifth faster).
    */
   quantizeHead?: boolean;
+  /**
+   * onnxruntime-web's wasm build: `jspi`, `asyncify`, or `auto` (default: the build measured faster
+   * where the browser runs both; docs/threads.md). For measuring one against the other; a worker
+   * keeps the build its first load chose.
+   */
+  ortBuild?: 'jspi' | 'asyncify' | 'auto';
 }
 
 /**
@@ -94,6 +100,7 @@ export function createClient(options: ClientOptions = {}): JevClient {
       dtype: options.dtype ?? 'auto',
       ortBase: options.ortBase,
       quantizeHead: options.quantizeHead,
+      ...(options.ortBuild ? { ortBuild: options.ortBuild } : {}),
     },
     options.onProgress,
     { apiKey: options.apiKey, basePath: options.basePath },

@@ -37,7 +37,7 @@ import { PassGate } from './runtime/pass-gate.ts';
 import { PriorCache } from './decision/prior-cache.ts';
 import { defaultPrefixCacheBytes, PrefixCache } from './model/prefix-cache.ts';
 import { isAllocationFailure } from './runtime/allocation-failure.ts';
-import { applyRuntimeConfig, configuredThreads, type RuntimeConfig } from './load/runtime-env.ts';
+import { applyRuntimeConfig, configuredOrtBuild, configuredThreads, type RuntimeConfig } from './load/runtime-env.ts';
 import { TaskQueue } from './runtime/task-queue.ts';
 import { MODEL_CACHE } from './load/storage/integrity-cache.ts';
 import { storageMark, storageReport } from './load/storage/storage-report.ts';
@@ -157,7 +157,10 @@ export class Engine implements EngineApi {
   async #loadOn(options: LoadOptions, heard: (e: LoadEvent) => void): Promise<LanguageModel> {
     const weights = weightFiles(heard);
     const onEvent = weights.onEvent;
-    applyRuntimeConfig({ ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}) }, options.host);
+    applyRuntimeConfig(
+      { ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}), ...(options.ortBuild ? { ortBuild: options.ortBuild } : {}) },
+      options.host,
+    );
     const source: ModelSource & Partial<CheckedModelSource> =
       this.#config.source?.(options) ?? httpSource(options, { cacheName: this.#config.runtime.modelCache ? MODEL_CACHE : null });
     // First reach the model at all: a host that cannot be reached, refuses CORS or lacks the
@@ -206,6 +209,7 @@ export class Engine implements EngineApi {
       adapter: resolved.adapter,
       int8Projections: lm.int8Projections,
       int8Head: lm.int8Head,
+      ...(lm.device !== 'cpu' && configuredOrtBuild() ? { ortBuild: configuredOrtBuild()! } : {}),
       error: null,
       counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null },
       ...(modelCache && storedBefore ? { storage: await storageReport(modelCache, storedBefore, source.base ?? '') } : {}),

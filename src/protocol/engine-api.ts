@@ -20,6 +20,12 @@ export interface LoadOptions {
    * Unset: for every format but fp32 (which stays exact); `true`: for fp32 too; `false`: for none.
    */
   quantizeHead?: boolean | undefined;
+  /**
+   * onnxruntime-web's wasm build (src/engine/runtime/ort-build.ts): `jspi`, `asyncify`, or `auto`
+   * (unset) for the build measured faster where both run. The first load of a worker fixes it:
+   * onnxruntime cannot switch builds afterwards. JSPI where the browser lacks it loads asyncify.
+   */
+  ortBuild?: 'jspi' | 'asyncify' | 'auto' | undefined;
 }
 
 /** Load progress, a union tagged by `type`. Bytes are per file. */
@@ -55,6 +61,8 @@ export interface EngineStatus {
    * holds; `int8Bytes`: the int8 matrices and scales that replaced them. Absent before a load.
    */
   int8Head?: { embedding: boolean; lmHead: boolean; floatBytesDropped: number; int8Bytes: number };
+  /** The onnxruntime-web build the engine's worker loaded (LoadOptions.ortBuild); absent before a load and in Node. */
+  ortBuild?: 'jspi' | 'asyncify';
   /** Tokens the model has read and forward passes run since it loaded: prefill work made observable. */
   counters: {
     tokensFed: number;

@@ -2,16 +2,19 @@ import type { ClientOptions } from '../client/create-client.ts';
 import { DEFAULT_HOST, DEFAULT_MODEL } from '../facade/defaults.ts';
 import type { DeviceChoice, DtypeChoice } from '../protocol/engine-api.ts';
 import { BUNDLED_HOST_PARAM, bundledHost } from './bundled-model.ts';
+import { parseOrtBuild } from '../engine/runtime/ort-build.ts';
 
 const DEVICES: readonly DeviceChoice[] = ['webgpu', 'wasm', 'auto'];
 const DTYPES: readonly DtypeChoice[] = ['fp32', 'fp16', 'q8', 'q4', 'q4f16', 'auto'];
 
-export type PageParams = Required<Pick<ClientOptions, 'model' | 'host' | 'device' | 'dtype'>>;
+export type PageParams = Required<Pick<ClientOptions, 'model' | 'host' | 'device' | 'dtype'>> & Pick<ClientOptions, 'ortBuild'>;
 
 /**
  * The page's query parameters (CONTRACT §2): model, host, device, dtype. A relative `host` is
  * read against the page's address: `?model=TinyStories-656K&host=bundled` loads the model the app
- * serves itself (bundled-model.ts).
+ * serves itself (bundled-model.ts). Beyond the contract's four, `ortBuild=jspi|asyncify` forces
+ * onnxruntime-web's wasm build (for measuring one against the other; docs/threads.md); absent, or
+ * any other value, leaves the engine's measured default.
  */
 export function pageParams(search: string, pageHref: string = globalThis.location?.href ?? 'http://localhost/'): PageParams {
   const q = new URLSearchParams(search);
@@ -23,7 +26,13 @@ export function pageParams(search: string, pageHref: string = globalThis.locatio
     host: (/^[a-z][a-z\d+.-]*:/i.test(host) ? host : new URL(host, pageHref).href).replace(/\/+$/, ''),
     device: device && DEVICES.includes(device) ? device : 'auto',
     dtype: dtype && DTYPES.includes(dtype) ? dtype : 'auto',
+    ...ortBuildParam(q.get('ortBuild')),
   };
+}
+
+function ortBuildParam(value: string | null): Pick<ClientOptions, 'ortBuild'> {
+  const build = parseOrtBuild(value);
+  return build && build !== 'auto' ? { ortBuild: build } : {};
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { END, renderChart, renderResults, START, updateDocument } from '../../bench/lib/report.ts';
-import { median, type BenchResult } from '../../bench/lib/schema.ts';
+import { END, renderChart, renderOrtBuilds, renderResults, START, updateDocument } from '../../bench/lib/report.ts';
+import { median, type BenchResult, type OrtBuildSide } from '../../bench/lib/schema.ts';
 import { SMOL } from '../../bench/lib/plan.ts';
 import { evaluateTargets } from '../../bench/lib/targets.ts';
 
@@ -121,7 +121,7 @@ describe('bench report writers', () => {
     expect(block).toContain("| m · wasm · fp32 | 120 → 64 | 19.00 / 20.00 tok/s | 1.020× (whole steps 1.05×; grammar's own time 1.010×) | 500 ms / 800 ms / 503 ms | 1.50 (TTFT Δ 3.0) | 300 ms | 0.40 (0.30 + 0.10) | 1.50 s | 1 |");
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
     // and each side's serving peak beside the bytes of the file it loaded
-    expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× | 400 MiB (80 MiB) | 500 MiB (100 MiB) | 3 |');
+    expect(block).toContain('| m | q4 (Q4_0) | 2 | 200.0 tok/s | 250.0 tok/s | 1.25× | 40.0 tok/s | 30.0 tok/s | 0.75× | —, 33.00 ms, — | 400 MiB (80 MiB) | 500 MiB (100 MiB) | 3 |');
     expect(block).toContain('| m | q4 (Q4_0) | **yes** | yes (24 steps) | 2.0e-5 | 3e-1 | 5/5 |');
     // format rows: measured, GQA against the Optimum row of the same dtype (50 / 25 decode), refused with the reason
     expect(block).toContain('| m | optimum | wasm | q4 | 2 MiB | 200.0 tok/s | 25.00 tok/s | 1.50 s (Q=4, S=64) | 1.2e-2 | yes | 512 MiB | 384 MiB | 3.00× | 64 MiB |  |');
@@ -151,5 +151,26 @@ describe('bench report writers', () => {
   it('takes medians', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 2, 3])).toBe(2.5);
+  });
+
+  it('name the onnxruntime build and Chromium where the run recorded them, and the ort-builds rows', () => {
+    const side = (decode: number[], prefill: number[], outside: number): OrtBuildSide => ({
+      build: null, load_ms: 1, prefill_tps: median(prefill), decode_tps: median(decode), decode_tps_median_step: 1000, best_decode_tps: Math.max(...decode),
+      best_prefill_tps: Math.max(...prefill), step_ms: 1, step_ms_max: 9, run_ms: 0.7, outside_ms: outside,
+      samples: { prefill_tps: prefill, decode_tps: decode, step_ms: [1], step_ms_p90: [2], step_ms_max: [9], run_ms: [0.7], outside_ms: [outside] },
+    });
+    const withRuntime = { ...result, runtime: { ort_build: 'jspi', chromium: '156.0.8078.108', user_agent: 'HeadlessChrome/156.0.0.0' } };
+    const block = renderResults(withRuntime, 'npm run bench', null);
+    expect(block).toContain("Chromium 1.2.3 (headless); the worker's userAgent: Chromium 156.0.8078.108");
+    expect(block).toContain('| onnxruntime-web build | jspi |');
+    expect(renderResults(result, 'npm run bench', null)).not.toContain('onnxruntime-web build');
+    const table = renderOrtBuilds([
+      {
+        model: 'm', dtype: 'fp32', device: 'wasm', threads: 2, prompt_tokens: 400, decode_steps: 63, reps: 3,
+        jspi: side([90, 100, 110], [300, 310, 320], 0.25), asyncify: side([40, 50, 60], [290, 300, 310], 0.3),
+        decode_ratio: 2, decode_ratio_median_step: 1, prefill_ratio: 1.03, loadavg_per_run: [1, 1],
+      },
+    ]);
+    expect(table).toContain('| m | fp32 | 2 | 100.0 [90.0–110.0] | 50.0 [40.0–60.0] | 2.00× | 1000.0 / 1000.0 tok/s | 1.00× | 310.0 [300.0–320.0] | 300.0 [290.0–310.0] | 1.03× | 0.250 / 0.300 ms | 3 |');
   });
 });

@@ -1,21 +1,59 @@
 /**
- * The onnxruntime-web build the engine runs (src/engine/runtime/ort-build.ts): JSPI where WebAssembly has
- * `Suspending`, asyncify elsewhere; every file of both ships with the installed onnxruntime-web;
+ * The onnxruntime-web build the engine runs (src/engine/runtime/ort-build.ts): the measured preference
+ * where WebAssembly has `Suspending`, asyncify elsewhere, or the build a caller forces; every file of
+ * both ships with the installed onnxruntime-web;
  * a service worker skips only the other build's files.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isOtherBuildFile, ORT_BUILDS, ORT_FILE_NAMES, ortBuild } from '../../src/engine/runtime/ort-build.ts';
+import { hasJspi, isOtherBuildFile, ORT_BUILDS, ORT_FILE_NAMES, ortBuild, ortBuildOfPath, parseOrtBuild, PREFERRED_ORT_BUILD, resolveOrtBuild } from '../../src/engine/runtime/ort-build.ts';
+
+const WITH_JSPI = { Suspending: function Suspending() {} };
+const WITHOUT_JSPI = {};
 
 describe('ortBuild', () => {
-  it('is jspi where WebAssembly.Suspending is a constructor, asyncify otherwise', () => {
-    expect(ortBuild({ Suspending: function Suspending() {} })).toBe('jspi');
-    expect(ortBuild({})).toBe('asyncify');
+  it('is the measured preference where WebAssembly.Suspending is a constructor, asyncify otherwise', () => {
+    expect(ortBuild(WITH_JSPI)).toBe(PREFERRED_ORT_BUILD);
+    expect(ortBuild(WITHOUT_JSPI)).toBe('asyncify');
     expect(ortBuild({ Suspending: true })).toBe('asyncify');
+    expect(hasJspi(WITH_JSPI)).toBe(true);
+    expect(hasJspi({ Suspending: true })).toBe(false);
     // This Node's own answer follows its WebAssembly.
-    expect(ortBuild()).toBe(typeof (WebAssembly as { Suspending?: unknown }).Suspending === 'function' ? 'jspi' : 'asyncify');
+    expect(ortBuild()).toBe(typeof (WebAssembly as { Suspending?: unknown }).Suspending === 'function' ? PREFERRED_ORT_BUILD : 'asyncify');
+  });
+
+  it('the default is JSPI: measured at least as fast in every shape on Chromium 156.0.8078.108 (docs/threads.md)', () => {
+    expect(PREFERRED_ORT_BUILD).toBe('jspi');
+  });
+
+  it('parses a build choice: jspi, asyncify, auto, in any case; anything else is none', () => {
+    expect(parseOrtBuild('jspi')).toBe('jspi');
+    expect(parseOrtBuild(' ASYNCIFY ')).toBe('asyncify');
+    expect(parseOrtBuild('Auto')).toBe('auto');
+    for (const bad of ['', 'plain', 'jspi,asyncify', 'wasm', null, undefined, 1, {}]) expect(parseOrtBuild(bad), String(bad)).toBeNull();
+  });
+
+  it('resolves a choice: forced builds where they run, JSPI falls back where the browser lacks it', () => {
+    expect(resolveOrtBuild('jspi', WITH_JSPI)).toBe('jspi');
+    expect(resolveOrtBuild('asyncify', WITH_JSPI)).toBe('asyncify');
+    expect(resolveOrtBuild('jspi', WITHOUT_JSPI)).toBe('asyncify');
+    expect(resolveOrtBuild('asyncify', WITHOUT_JSPI)).toBe('asyncify');
+    for (const none of ['auto', null, undefined] as const) {
+      expect(resolveOrtBuild(none, WITH_JSPI)).toBe(PREFERRED_ORT_BUILD);
+      expect(resolveOrtBuild(none, WITH_JSPI, 'jspi')).toBe('jspi');
+      expect(resolveOrtBuild(none, WITH_JSPI, 'asyncify')).toBe('asyncify');
+      expect(resolveOrtBuild(none, WITHOUT_JSPI, 'jspi')).toBe('asyncify');
+    }
+  });
+
+  it('names the build of a wasmPaths value or URL', () => {
+    expect(ortBuildOfPath({ mjs: `http://x/ort/${ORT_BUILDS.jspi.mjs}`, wasm: 'w' })).toBe('jspi');
+    expect(ortBuildOfPath(`/ort/${ORT_BUILDS.asyncify.wasm}?v=2`)).toBe('asyncify');
+    expect(ortBuildOfPath('/ort/ort-wasm-simd-threaded.mjs')).toBeNull();
+    expect(ortBuildOfPath(undefined)).toBeNull();
+    expect(ortBuildOfPath({})).toBeNull();
   });
 
   it('names files the installed onnxruntime-web ships, two per build', () => {

@@ -14,15 +14,16 @@ import { InferenceSession } from 'onnxruntime-web/webgpu';
 import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';
 import { LanguageModel } from '../../../src/engine/model/language-model.ts';
 import { logSoftmax } from '../../../src/engine/model/log-softmax.ts';
-import { applyRuntimeConfig } from '../../../src/engine/load/runtime-env.ts';
+import { applyRuntimeConfig, configuredOrtBuild } from '../../../src/engine/load/runtime-env.ts';
 import { ModelHandoff } from '../../../src/engine/load/model-handoff.ts';
-import { ortBuild } from '../../../src/engine/runtime/ort-build.ts';
+import { ortBuildOfPath } from '../../../src/engine/runtime/ort-build.ts';
+import { decodeSteps as splitSteps } from '../../lib/step-time.ts';
 import { rewritesOn, withSessionRewrites } from '../../../src/engine/load/session-rewrites.ts';
 import { argmax } from '../../../src/engine/chat/sampler.ts';
 import { median } from '../../lib/schema.ts';
 import { profileSteps } from './step-profile.ts';
 
-/** Which onnxruntime-web wasm build to load: by default the product's choice (src/engine/runtime/ort-build.ts: jspi where the browser has JSPI, else asyncify). */
+/** Which onnxruntime-web wasm build to load: by default the product's choice (src/engine/runtime/ort-build.ts, applied by applyRuntimeConfig). */
 export type OrtBuild = 'asyncify' | 'plain' | 'jspi';
 
 export interface EngineLoadOptions {
@@ -43,6 +44,22 @@ export interface EngineLoadOptions {
 }
 
 let lm: LanguageModel | null = null;
+/** Time inside the decoder session's run, summed (a decode step's time outside the graph is its wall time minus this). */
+let runMs = 0;
+function timeRuns(m: LanguageModel): void {
+  const sessions = (m.model as unknown as { sessions: Record<string, { run(...a: unknown[]): Promise<unknown> }> }).sessions;
+  const session = sessions['model'] ?? sessions['decoder_model_merged'];
+  if (!session) return;
+  const run = session.run.bind(session);
+  session.run = async (...args: unknown[]) => {
+    const t0 = performance.now();
+    try {
+      return await run(...args);
+    } finally {
+      runMs += performance.now() - t0;
+    }
+  };
+}
 
 function need(): LanguageModel {
   if (!lm) throw new Error('engine worker: no model loaded');
@@ -63,10 +80,13 @@ const api = {
   async load(opts: EngineLoadOptions) {
     if (opts.residentOutputs === false) Object.defineProperty(globalThis, '__ortResidentOutputs', { get: () => false, set: () => {}, configurable: true });
     const ortBase = new URL('/ort/', self.location.origin).href;
-    applyRuntimeConfig({ ortBase, localModelPath: '/models/', threads: opts.threads }, undefined);
-    const suffix = ORT_SUFFIX[opts.ortBuild ?? ortBuild()];
+    const forced = opts.ortBuild === 'jspi' || opts.ortBuild === 'asyncify' ? opts.ortBuild : undefined;
+    applyRuntimeConfig({ ortBase, localModelPath: '/models/', threads: opts.threads, ortBuild: forced }, undefined);
     const wasm = env.backends.onnx.wasm!;
-    wasm.wasmPaths = { mjs: `${ortBase}ort-wasm-simd-threaded${suffix}.mjs`, wasm: `${ortBase}ort-wasm-simd-threaded${suffix}.wasm` };
+    if (opts.ortBuild === 'plain') {
+      const suffix = ORT_SUFFIX.plain;
+      wasm.wasmPaths = { mjs: `${ortBase}ort-wasm-simd-threaded${suffix}.mjs`, wasm: `${ortBase}ort-wasm-simd-threaded${suffix}.wasm` };
+    }
     env.useBrowserCache = false;
     const t0 = performance.now();
     // As the product loads (load-model.ts), with a progress callback: without one, transformers.js
@@ -85,7 +105,10 @@ const api = {
     // the product's load (load-model.ts): the file handed from the fetch to onnxruntime, each weight copied into wasm memory once, the file's bytes released
     const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm'));
     lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
+    timeRuns(lm);
     return {
+      ortBuild: opts.ortBuild === 'plain' ? 'plain' : (ortBuildOfPath(wasm.wasmPaths) ?? configuredOrtBuild()),
+      userAgent: navigator.userAgent,
       ms: performance.now() - t0,
       threads: wasm.numThreads,
       crossOriginIsolated: self.crossOriginIsolated,
@@ -193,16 +216,19 @@ const api = {
     const t1 = performance.now();
     let cache = pass.cache;
     const stepMs: number[] = [];
+    const stepRunMs: number[] = [];
     const generated = [token];
     try {
       while (generated.length < tokens) {
         const s0 = performance.now();
+        const r0 = runMs;
         pass = await m.forward([token], cache, 1);
         cache.dispose();
         cache = pass.cache;
         token = argmax(LanguageModel.logProbsAt(pass.logits, -1));
         pass.logits.dispose();
         generated.push(token);
+        stepRunMs.push(runMs - r0);
         stepMs.push(performance.now() - s0);
       }
     } finally {
@@ -218,6 +244,8 @@ const api = {
       prefill_tps: (ids.length * 1000) / (t1 - t0),
       decode_tps: (decodeSteps * 1000) / (t2 - t1),
       step_ms_median: median(stepMs),
+      // the step's time outside the onnxruntime session's run (step-time.ts)
+      ...(stepMs.length ? { steps: splitSteps(stepMs, stepRunMs) } : {}),
       generated,
     };
   },

@@ -1,7 +1,7 @@
 import { env } from '@huggingface/transformers';
 import type { IntegrityCache } from './storage/integrity-cache.ts';
 import { modelFetch } from './model-fetch.ts';
-import { ORT_BUILDS, ortBuild } from '../runtime/ort-build.ts';
+import { ORT_BUILDS, type OrtBuild, type OrtBuildChoice, resolveOrtBuild } from '../runtime/ort-build.ts';
 
 /** transformers.js' own fetch, as it was when the engine was imported; the engine wraps it once per load. */
 const TRANSFORMERS_FETCH = env.fetch;
@@ -16,7 +16,16 @@ export interface RuntimeConfig {
   threads?: number | undefined;
   /** The model-file cache (browser): the Cache API with size and hash checks. */
   modelCache?: IntegrityCache | undefined;
+  /**
+   * Which onnxruntime-web wasm build to load (src/engine/runtime/ort-build.ts): `jspi`, `asyncify`,
+   * or `auto` / unset for the measured default. onnxruntime initialises its module once per worker,
+   * so the first load's build stays for the worker's lifetime; a later choice is ignored.
+   */
+  ortBuild?: OrtBuildChoice | undefined;
 }
+
+/** The build the worker's onnxruntime was pointed at first (it cannot switch afterwards). */
+let pinnedBuild: OrtBuild | null = null;
 
 export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefined): void {
   env.allowRemoteModels = !config.localModelPath;
@@ -39,7 +48,8 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
       // Content-Security-Policy (script-src 'self') holds; offline, the service worker serves it.
       env.useWasmCache = false;
       const base = config.ortBase.endsWith('/') ? config.ortBase : `${config.ortBase}/`;
-      const files = ORT_BUILDS[ortBuild()];
+      pinnedBuild ??= resolveOrtBuild(config.ortBuild);
+      const files = ORT_BUILDS[pinnedBuild];
       wasm.wasmPaths = { mjs: `${base}${files.mjs}`, wasm: `${base}${files.wasm}` };
     }
     wasm.numThreads = config.threads ?? defaultThreads();
@@ -50,6 +60,11 @@ export function defaultThreads(): number {
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
   const cores = (globalThis.navigator as Navigator | undefined)?.hardwareConcurrency ?? 1;
   return isolated ? Math.max(1, cores) : 1;
+}
+
+/** The onnxruntime-web build this worker loads (null where no `ortBase` was applied: Node, tests). */
+export function configuredOrtBuild(): OrtBuild | null {
+  return pinnedBuild;
 }
 
 export function configuredThreads(): number {

@@ -6,9 +6,22 @@
  * it can unwind and rewind its own stack; that runs everywhere, but costs every call into it and
  * makes the module larger (26.9 MB against 16.8 MB). The JSPI build suspends on a promise with
  * WebAssembly's JavaScript Promise Integration (`WebAssembly.Suspending`, in Chromium since 137),
- * where the browser has it. Measured on TinyStories-656K, whose decode steps are mostly that fixed
- * cost per call (docs/threads.md): decode 1.8–2.5× the asyncify build's, the renderer about
- * 100 MiB smaller.
+ * where the browser has it.
+ *
+ * The default is a measured choice (PREFERRED_ORT_BUILD), not a feature test alone:
+ * `npm run bench -- --only ort-builds` runs both builds side by side (docs/threads.md). On Chromium
+ * 156.0.8078.108 (Debian, 2 cores shared with other work, load average 4–9.6), two runs of 5 and 6
+ * alternating repetitions, JSPI ÷ asyncify, medians:
+ *   - TinyStories-656K fp32 decode (a typical step, 1000 ÷ the median step): 1.24× and 2.01× at
+ *     1 thread, 1.68× and 5.7× at 2 (JSPI 926–1269 tok/s, asyncify 206–778); prefill 1.02–1.39×;
+ *   - smollm2-135m-random fp32 and q8, 1 and 2 threads: decode 0.98–1.40× (steps ÷ time: 1.01–1.24×),
+ *     prefill 0.84–2.82×; asyncify ahead only in q8 prefill at 1 thread (0.94×, 0.99×) and in one
+ *     run's fp32 prefill at 1 thread (0.84×, 1.01× in the other): equal within the noise.
+ * What the product mostly runs (135M-class models, q8 and q4 on wasm) is equal on both; the tiny
+ * model, whose steps are mostly the fixed cost of a call into onnxruntime, is faster on JSPI, and
+ * JSPI's renderer is ~100 MiB smaller. So JSPI stays the default where it exists.
+ * `ortBuild=jspi|asyncify` (page parameter), `createClient({ ortBuild })` or `RuntimeConfig.ortBuild`
+ * force one, for measuring.
  */
 export const ORT_BUILDS = {
   jspi: { mjs: 'ort-wasm-simd-threaded.jspi.mjs', wasm: 'ort-wasm-simd-threaded.jspi.wasm' },
@@ -20,9 +33,54 @@ export type OrtBuild = keyof typeof ORT_BUILDS;
 /** Every file of every build: what is shipped under `ort/`. */
 export const ORT_FILE_NAMES: readonly string[] = Object.values(ORT_BUILDS).flatMap((b) => [b.mjs, b.wasm]);
 
-/** The build this JavaScript engine runs: JSPI where WebAssembly has it, otherwise asyncify. */
+/** Whether this JavaScript engine has JSPI (`WebAssembly.Suspending`), which the JSPI build needs. */
+export function hasJspi(wasm: object = WebAssembly): boolean {
+  return typeof (wasm as { Suspending?: unknown }).Suspending === 'function';
+}
+
+/**
+ * The build the engine runs where both run (JSPI present), unless told otherwise: chosen by the
+ * measurement quoted at the top of this file (`npm run bench -- --only ort-builds`; docs/threads.md,
+ * "The onnxruntime-web build").
+ */
+export const PREFERRED_ORT_BUILD: OrtBuild = 'jspi';
+
+/** What a caller may ask for: a build, or `auto` (PREFERRED_ORT_BUILD where it runs, else asyncify). */
+export type OrtBuildChoice = OrtBuild | 'auto';
+
+/**
+ * Reads a build choice from outside (a page parameter, an option): `jspi`, `asyncify` or `auto`,
+ * in any case, surrounding blanks ignored; anything else (an empty or missing value included) is null.
+ */
+export function parseOrtBuild(value: unknown): OrtBuildChoice | null {
+  if (typeof value !== 'string') return null;
+  const v = value.trim().toLowerCase();
+  return v === 'jspi' || v === 'asyncify' || v === 'auto' ? v : null;
+}
+
+/**
+ * The build to load for `choice`: asyncify when asked (it runs everywhere); JSPI when asked and
+ * the engine has JSPI (without it the JSPI build cannot instantiate, so asyncify); otherwise
+ * PREFERRED_ORT_BUILD where JSPI exists, asyncify where it does not.
+ */
+export function resolveOrtBuild(choice: OrtBuildChoice | null | undefined, wasm: object = WebAssembly, preferred: OrtBuild = PREFERRED_ORT_BUILD): OrtBuild {
+  if (!hasJspi(wasm)) return 'asyncify';
+  if (choice === 'jspi' || choice === 'asyncify') return choice;
+  return preferred;
+}
+
+/** The build this JavaScript engine runs by default: resolveOrtBuild('auto'). */
 export function ortBuild(wasm: object = WebAssembly): OrtBuild {
-  return typeof (wasm as { Suspending?: unknown }).Suspending === 'function' ? 'jspi' : 'asyncify';
+  return resolveOrtBuild('auto', wasm);
+}
+
+/** The build whose `.mjs` a wasmPaths value (or URL) names; null for none of them. */
+export function ortBuildOfPath(path: unknown): OrtBuild | null {
+  const url = typeof path === 'string' ? path : typeof path === 'object' && path ? (path as { mjs?: unknown }).mjs : undefined;
+  if (typeof url !== 'string') return null;
+  const name = url.replace(/[?#].*$/, '').replace(/^.*\//, '');
+  for (const [build, files] of Object.entries(ORT_BUILDS)) if (name === files.mjs || name === files.wasm) return build as OrtBuild;
+  return null;
 }
 
 /** Whether `url` names a file of a build other than `build`: a service worker need not precache it. */

@@ -1,0 +1,50 @@
+/**
+ * RuntimeConfig.ortBuild reaches onnxruntime's wasmPaths (src/engine/load/runtime-env.ts), and the
+ * first build applied stays: onnxruntime-web initialises its module once per worker.
+ */
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { ORT_BUILDS, ortBuild } from '../../src/engine/runtime/ort-build.ts';
+
+type Env = typeof import('../../src/engine/load/runtime-env.ts');
+async function fresh(): Promise<{ mod: Env; wasm: { wasmPaths?: unknown; numThreads?: number } }> {
+  vi.resetModules();
+  const mod = await import('../../src/engine/load/runtime-env.ts');
+  const { env } = await import('@huggingface/transformers');
+  const wasm = env.backends.onnx.wasm as { wasmPaths?: unknown; numThreads?: number };
+  wasm.wasmPaths = undefined;
+  return { mod, wasm };
+}
+
+describe('applyRuntimeConfig and the onnxruntime-web build', () => {
+  beforeEach(() => vi.resetModules());
+
+  it('points wasmPaths at the forced build, under ortBase', async () => {
+    const { mod, wasm } = await fresh();
+    expect(mod.configuredOrtBuild()).toBeNull();
+    mod.applyRuntimeConfig({ ortBase: 'http://a.test/ort', ortBuild: 'asyncify', threads: 1 }, undefined);
+    expect(wasm.wasmPaths).toEqual({ mjs: `http://a.test/ort/${ORT_BUILDS.asyncify.mjs}`, wasm: `http://a.test/ort/${ORT_BUILDS.asyncify.wasm}` });
+    expect(mod.configuredOrtBuild()).toBe('asyncify');
+  });
+
+  it('keeps the first build for later loads in the same worker', async () => {
+    const { mod, wasm } = await fresh();
+    mod.applyRuntimeConfig({ ortBase: 'http://a.test/ort/', ortBuild: 'asyncify' }, undefined);
+    mod.applyRuntimeConfig({ ortBase: 'http://a.test/ort/', ortBuild: 'jspi' }, undefined);
+    expect((wasm.wasmPaths as { mjs: string }).mjs).toBe(`http://a.test/ort/${ORT_BUILDS.asyncify.mjs}`);
+    expect(mod.configuredOrtBuild()).toBe('asyncify');
+  });
+
+  it('without a choice, loads the default build of this JavaScript engine', async () => {
+    const { mod, wasm } = await fresh();
+    mod.applyRuntimeConfig({ ortBase: 'http://a.test/ort/' }, undefined);
+    expect((wasm.wasmPaths as { mjs: string }).mjs).toBe(`http://a.test/ort/${ORT_BUILDS[ortBuild()].mjs}`);
+    expect(mod.configuredOrtBuild()).toBe(ortBuild());
+  });
+
+  it('without ortBase (Node), sets no path and reports no build', async () => {
+    const { mod, wasm } = await fresh();
+    mod.applyRuntimeConfig({ ortBuild: 'jspi', localModelPath: '/m' }, undefined);
+    expect(wasm.wasmPaths).toBeUndefined();
+    expect(mod.configuredOrtBuild()).toBeNull();
+  });
+});
