@@ -236,7 +236,7 @@ export class Engine implements EngineApi {
       }
     }
     // Before the download: will it fit? (memory-check.ts; under `auto` a smaller format that fits.)
-    const memory: MemoryCheck = { model: options.model, device, shaderF16, dtype, auto: options.dtype === 'auto', source, config };
+    const memory: MemoryCheck = { model: options.model, device, shaderF16, dtype, auto: options.dtype === 'auto', source, config, quantizeHead: options.quantizeHead };
     dtype = await checkMemory(memory);
     try {
       return await loadLanguageModel(options.model, device, dtype, onEvent, { shaderF16, quantizeHead: options.quantizeHead });

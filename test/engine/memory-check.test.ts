@@ -7,7 +7,7 @@ import { httpSource } from '../../src/engine/load/http-source.ts';
 import { classifyLoadError, loadFailureReason } from '../../src/engine/load/load-failure.ts';
 import { DTYPE_FILES } from '../../src/engine/load/load-model.ts';
 import { checkMemory, withSmallerDtype, type SizedModelSource } from '../../src/engine/load/memory/memory-check.ts';
-import { estimateLoad, MEASURED_LOADS, RENDERER_BASE_BYTES, wasmHeapFactor } from '../../src/engine/load/memory/memory-estimate.ts';
+import { estimateLoad, INT8_HEAD_SAVING_PER_ELEMENT, MEASURED_LOADS, RENDERER_BASE_BYTES, wasmHeapFactor } from '../../src/engine/load/memory/memory-estimate.ts';
 import { shortfall } from '../../src/engine/load/memory/memory-fit.ts';
 import type { Dtype } from '../../src/engine/model/language-model.ts';
 
@@ -58,6 +58,25 @@ describe('the estimate rests on docs/memory.md', () => {
     const one = estimateLoad('wasm', 'q8', 300 * MiB);
     const two = estimateLoad('wasm', 'q8', 600 * MiB);
     expect(Math.abs(two.wasmHeapBytes! - 2 * one.wasmHeapBytes!)).toBeLessThanOrEqual(1);
+  });
+
+  it("with the 8-bit embedding and lm_head on wasm, lower by the documented load peaks' saving per embedding element", () => {
+    // docs/memory.md: load peak q4 864 → 716 MiB, q8 794 → 699 MiB on the 49,152 × 576 matrix.
+    const smol = { vocab_size: 49152, hidden_size: 576 };
+    for (const [dtype, saved] of [['q4', 148], ['q8', 95]] as const) {
+      const plain = estimateLoad('wasm', dtype, MEASURED_LOADS[dtype].fileMiB * MiB, smol);
+      const head = estimateLoad('wasm', dtype, MEASURED_LOADS[dtype].fileMiB * MiB, smol, { int8Head: true });
+      expect((plain.peakBytes - head.peakBytes) / MiB).toBeCloseTo(saved, 3);
+      expect(plain.wasmHeapBytes! - head.wasmHeapBytes!).toBe(plain.peakBytes - head.peakBytes);
+      expect(INT8_HEAD_SAVING_PER_ELEMENT[dtype] * 49152 * 576).toBeCloseTo(saved * MiB, 0);
+    }
+    // Formats not measured take the smaller saving; without config.json's shape, no saving.
+    expect(INT8_HEAD_SAVING_PER_ELEMENT.q4f16).toBe(Math.min(INT8_HEAD_SAVING_PER_ELEMENT.q4, INT8_HEAD_SAVING_PER_ELEMENT.q8));
+    expect(estimateLoad('wasm', 'q4', 176 * MiB, null, { int8Head: true })).toEqual(estimateLoad('wasm', 'q4', 176 * MiB));
+    // Not below the file itself, however large the vocabulary against the file.
+    expect(estimateLoad('wasm', 'q4', 10 * MiB, { vocab_size: 256000, hidden_size: 4096 }, { int8Head: true }).wasmHeapBytes).toBe(10 * MiB);
+    // WebGPU has no such rewrite.
+    expect(estimateLoad('webgpu', 'q4', 176 * MiB, smol, { int8Head: true })).toEqual(estimateLoad('webgpu', 'q4', 176 * MiB, smol));
   });
 
   it("on WebGPU: the file's bytes in GPU memory, and the embedding matrix as the largest buffer, by config.json", () => {
@@ -138,6 +157,21 @@ describe('the check before the download', () => {
     expect(await checkMemory({ ...base, dtype: 'q8', auto: false, source: sized({ q8: 200 * MiB }) })).toBe('q8');
     expect(await checkMemory({ ...base, dtype: 'fp32', auto: false, source: sized({ fp32: null }) })).toBe('fp32');
     expect(await checkMemory({ ...base, dtype: 'fp32', auto: false, source: { has: async () => true } })).toBe('fp32');
+  });
+
+  it('counts the 8-bit head a wasm load makes: fp32 without it, q4 with it, fp32 with it under quantizeHead', async () => {
+    // A model whose q4 fits only once its head is 8-bit: the estimate of a plain q4 load is just past the device.
+    const config = { vocab_size: 262144, hidden_size: 1152 };
+    const q4 = 700 * MiB;
+    const plain = estimateLoad('wasm', 'q4', q4, config).peakBytes;
+    const head = estimateLoad('wasm', 'q4', q4, config, { int8Head: true }).peakBytes;
+    expect(head).toBeLessThan(plain);
+    const capacity = { ...wasm(8), deviceMemoryBytes: Math.floor((plain + head) / 2) };
+    expect(await checkMemory({ ...base, config, capacity, dtype: 'q4', auto: false, source: sized({ q4 }) })).toBe('q4');
+    const fp32 = ((plain + head) / 2 + MiB - RENDERER_BASE_BYTES) / (1 + wasmHeapFactor('fp32'));
+    const asked = { ...base, config, capacity, dtype: 'fp32' as const, auto: false, source: sized({ fp32 }) };
+    expect(await checkMemory(asked).catch((e: JevError) => e.details?.['limit'])).toBe('device_memory');
+    expect(await checkMemory({ ...asked, quantizeHead: true })).toBe('fp32');
   });
 
   it('where no format of the model fits: refused with no alternative', async () => {

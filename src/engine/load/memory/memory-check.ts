@@ -3,7 +3,8 @@ import type { Device, Dtype } from '../../model/language-model.ts';
 import { deviceCapacity, type DeviceCapacity } from './device-capacity.ts';
 import { loadFailure, type LoadFailureDetails } from '../load-failure.ts';
 import { DTYPE_FILES, offeredDtypes, workingDtypes, type ModelSource } from '../load-model.ts';
-import { estimateLoad } from './memory-estimate.ts';
+import { estimateLoad, type MemoryEstimate } from './memory-estimate.ts';
+import { rewritesOn } from '../session-rewrites.ts';
 import { shortfall, type Shortfall } from './memory-fit.ts';
 
 /** A source that can say its files' sizes before downloading them (http-source.ts). */
@@ -23,6 +24,8 @@ export interface MemoryCheck {
   config: unknown;
   /** What the device offers; read here by default. */
   capacity?: DeviceCapacity;
+  /** The load's `quantizeHead` (LoadOptions): whether each format's embedding and lm_head become 8-bit on wasm. */
+  quantizeHead?: boolean | undefined;
 }
 
 /** A model and dtype that fit, with its files' bytes. */
@@ -42,12 +45,12 @@ export interface Alternative {
  * offers a model of its registry, registry-alternative.ts).
  */
 export async function checkMemory(check: MemoryCheck): Promise<Dtype> {
-  const { model, device, dtype, source, config } = check;
+  const { model, device, dtype, source } = check;
   if (device === 'cpu' || !source.bytes) return dtype;
   const bytes = await source.bytes(DTYPE_FILES[dtype]);
   if (bytes === null) return dtype;
   const capacity = check.capacity ?? (await deviceCapacity(device));
-  const short = shortfall(estimateLoad(device, dtype, bytes, config), capacity);
+  const short = shortfall(estimateFor(check, dtype, bytes), capacity);
   if (!short) return dtype;
   const alternative = await fittingDtype(check, capacity);
   if (check.auto && alternative) return alternative.dtype;
@@ -56,12 +59,17 @@ export async function checkMemory(check: MemoryCheck): Promise<Dtype> {
 
 /** The first of the device's other formats, best first, that the model offers and that fits. */
 async function fittingDtype(check: MemoryCheck, capacity: DeviceCapacity): Promise<Alternative | null> {
-  const { model, device, shaderF16, dtype, source, config } = check;
+  const { model, device, shaderF16, dtype, source } = check;
   for (const other of workingDtypes(device, shaderF16, await offeredDtypes(source), [dtype])) {
     const bytes = await source.bytes!(DTYPE_FILES[other]);
-    if (bytes !== null && !shortfall(estimateLoad(device, other, bytes, config), capacity)) return { model, dtype: other, bytes };
+    if (bytes !== null && !shortfall(estimateFor(check, other, bytes), capacity)) return { model, dtype: other, bytes };
   }
   return null;
+}
+
+/** The estimate of a load of `dtype` as this check's load would make it (with its rewrites). */
+function estimateFor(check: MemoryCheck, dtype: Dtype, bytes: number): MemoryEstimate {
+  return estimateLoad(check.device, dtype, bytes, check.config, { int8Head: rewritesOn(check.device, dtype, check.quantizeHead).int8Head });
 }
 
 const LIMIT_WORDS: Record<Shortfall['limit'], string> = {

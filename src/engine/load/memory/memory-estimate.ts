@@ -42,6 +42,22 @@ export function wasmHeapFactor(dtype: Dtype): number {
   return (loadingPeakMiB * MiB - RENDERER_BASE_BYTES - fileMiB * MiB) / (fileMiB * MiB);
 }
 
+/**
+ * What the 8-bit embedding and lm_head (src/engine/graph/int8-head.ts) take off a wasm load's
+ * peak, in bytes per element of the embedding matrix. MEASURED_LOADS predate that rewrite: their
+ * heap held the float matrix and the copy onnxruntime packs for a tied lm_head. Measured
+ * 2026-11-26 on the 49,152 × 576 matrix (docs/memory.md, "The quantized formats' embedding and
+ * lm_head are 8-bit on wasm"), load peak before → after: q4 864 → 716 MiB, q8 794 → 699 MiB.
+ * Formats not measured take the smaller of the two, so that the estimate still leans high.
+ */
+const HEAD_ELEMENTS_MEASURED = 49152 * 576;
+export const INT8_HEAD_SAVING_PER_ELEMENT: Readonly<Record<Dtype, number>> = (() => {
+  const q4 = ((864 - 716) * MiB) / HEAD_ELEMENTS_MEASURED;
+  const q8 = ((794 - 699) * MiB) / HEAD_ELEMENTS_MEASURED;
+  const unmeasured = Math.min(q4, q8);
+  return { q4, q8, q4f16: unmeasured, fp16: unmeasured, fp32: unmeasured };
+})();
+
 /** Bytes per element of the embedding matrix (the largest weight) in each format's graph on WebGPU. */
 const EMBEDDING_ELEMENT_BYTES: Readonly<Record<Dtype, number>> = {
   fp32: 4,
@@ -69,8 +85,12 @@ export interface MemoryEstimate {
   largestBufferBytes: number | null;
 }
 
-/** The memory a load of `fileBytes` of `dtype` on `device` will need; `config` is the model's config.json. */
-export function estimateLoad(device: Device, dtype: Dtype, fileBytes: number, config: unknown = null): MemoryEstimate {
+/**
+ * The memory a load of `fileBytes` of `dtype` on `device` will need; `config` is the model's
+ * config.json. `int8Head`: the load rewrites the embedding and lm_head to 8 bits (on wasm,
+ * session-rewrites.ts `rewritesOn`); with config.json's shape, the estimate is that much lower.
+ */
+export function estimateLoad(device: Device, dtype: Dtype, fileBytes: number, config: unknown = null, options: { int8Head?: boolean } = {}): MemoryEstimate {
   if (device === 'webgpu') {
     const shape = embeddingShape(config);
     return {
@@ -83,7 +103,10 @@ export function estimateLoad(device: Device, dtype: Dtype, fileBytes: number, co
       largestBufferBytes: shape ? shape.vocab * shape.hidden * EMBEDDING_ELEMENT_BYTES[dtype] : null,
     };
   }
-  const heap = Math.ceil(wasmHeapFactor(dtype) * fileBytes);
+  const shape = options.int8Head && device === 'wasm' ? embeddingShape(config) : null;
+  const saving = shape ? Math.floor(INT8_HEAD_SAVING_PER_ELEMENT[dtype] * shape.vocab * shape.hidden) : 0;
+  // Never below the file's own bytes: the weights are in the heap whatever the head.
+  const heap = Math.max(Math.ceil(wasmHeapFactor(dtype) * fileBytes) - saving, fileBytes);
   return {
     device,
     dtype,
