@@ -90,6 +90,11 @@ test('two and then three pages of one origin: the model is fetched and loaded on
   expect(statuses.map((s) => s.sharing.hosting)).toEqual([true, false, false]);
   expect(statuses.map((s) => s.sharing.tabs)).toEqual([3, 3, 3]);
   expect(new Set(statuses.map((s) => s.sharing.tab)).size).toBe(3);
+  // The Model panel says which tab hosts and how many share (re-read every 2 s).
+  await expect(first.page.getByTestId('sharing')).toHaveAttribute('data-hosting', 'true');
+  await expect(first.page.getByTestId('sharing')).toContainText('This tab hosts the engine; 2 other tabs use it.', { timeout: 10_000 });
+  await expect(third.page.getByTestId('sharing')).toHaveAttribute('data-hosting', 'false');
+  await expect(third.page.getByTestId('sharing')).toContainText(`Served by the engine of another tab (${hostTab}); 3 tabs share it.`, { timeout: 10_000 });
 
   // The same answers as a lone engine's, through the methods and through each page's HTTP surface.
   for (const page of pages) {

@@ -14,8 +14,9 @@ import { MemoryOffer } from './memory-offer.tsx';
 import { ModelFacts } from './model-facts.tsx';
 import { dtypesOf, findRegistryModel, MODEL_REGISTRY, type RegistryModel } from './model-registry.ts';
 import { ProgressList } from './progress-list.tsx';
-import { StorageFacts } from './storage-facts.tsx';
 import { memoryAlternative } from './registry-alternative.ts';
+import { SharingFacts } from './sharing-facts.tsx';
+import { StorageFacts } from './storage-facts.tsx';
 import type { WebGpuSupport } from './webgpu-probe.ts';
 
 interface ModelPanelProps {
@@ -175,6 +176,8 @@ export function ModelPanel({ client, engine, progress, webgpu }: ModelPanelProps
         <>
           <h3>Memory</h3>
           <MemoryFacts client={client} refreshKey={loadKey} />
+          <h3>Tabs</h3>
+          <SharingFacts client={client} refreshKey={loadKey} />
         </>
       )}
       <CacheStatus host={state.target.host} model={entry === BUNDLED_MODEL ? BUNDLED_MODEL.id : model} refreshKey={loadKey} loaded={state.phase === 'ready' && model === state.target.model} />
