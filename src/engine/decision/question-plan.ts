@@ -2,7 +2,8 @@ import type { Question } from '../../contract/index.ts';
 import { questionBlock, type LabelSurface, type PromptFrame } from './decision-prompt.ts';
 import type { TokenizerModel } from '../model/tokenizer-model.ts';
 import { planLabelScoring, type LabelScoringPlan } from './label-scoring.ts';
-import { stateMemo, type StateMemo } from './state-memo.ts';
+import { stateMemo, type StateMemo, type StateWindow } from './state-memo.ts';
+import { prependsOnly, tokenCuts } from '../model/token-cuts.ts';
 
 /**
  * The token-level plan of one question: the tokens fed after the state, and each answer
@@ -16,8 +17,11 @@ import { stateMemo, type StateMemo } from './state-memo.ts';
  *
  * Encoding the state with every label would cost the state's length once per label, so the
  * question is encoded after a short seam (`\n\n`, the end of every state prefix) and the seam's
- * tokens removed; one encoding of the whole text per question checks that this equals the joint
- * tokenization. Where it does not, every label is encoded with the whole text (exact, slower).
+ * tokens removed; a check per question that this equals the joint tokenization of the whole text.
+ * The check reads only the state's last characters, from a cut where the tokenizer provably splits
+ * the same way whatever follows (`stateWindow`, ../model/token-cuts.ts), and the whole text where
+ * no cut is provable. Where the check fails, every label is encoded with the whole text (exact,
+ * slower).
  * The state's ids and the checks that passed are kept per model for recent states (state-memo.ts):
  * the same state and question asked again cost no tokenization at all.
  *
@@ -38,7 +42,7 @@ export interface QuestionPlan {
 const SEAM = '\n\n';
 
 export function planQuestion(
-  lm: Pick<TokenizerModel, 'encode'>,
+  lm: Pick<TokenizerModel, 'encode'> & Partial<Pick<TokenizerModel, 'tokenizer'>>,
   frame: PromptFrame,
   question: Question,
   memo: StateMemo = stateMemo(lm, frame.prefix, frame.addSpecialTokens),
@@ -52,8 +56,15 @@ export function planQuestion(
   let joint0: number[] | null = null;
   let agrees = rests !== null && memo.joint.has(first);
   if (rests && !agrees) {
-    joint0 = lm.encode(frame.prefix + first, frame.addSpecialTokens);
-    agrees = equalIds(joint0, [...prefixIds, ...rests[0]!]);
+    // The whole-prompt check, on the state's last characters when the tokenizer provably splits
+    // there (token-cuts.ts): the same answer as encoding the whole prompt, at the cost of a window.
+    if (memo.window === undefined) memo.window = stateWindow(lm, frame);
+    const window = memo.window;
+    agrees = window !== null && windowAgrees(lm, window, first, rests[0]!);
+    if (!agrees) {
+      joint0 = lm.encode(frame.prefix + first, frame.addSpecialTokens);
+      agrees = equalIds(joint0, [...prefixIds, ...rests[0]!]);
+    }
     if (agrees) memo.joint.add(first);
   }
   if (!rests || !agrees) {
@@ -84,6 +95,69 @@ export function planQuestion(
     answers,
     scoring: planLabelScoring(paths),
   };
+}
+
+/** How far back from the state prefix's end a window's cut is looked for (characters). */
+const WINDOW_REACH = 256;
+
+/**
+ * The state prefix's window: its text from one character before its last cut (token-cuts.ts) and
+ * that text's ids. A cut at `c` splits `prefix` and `prefix + q` alike, so that, for any `q` and
+ * `rest`, `encode(prefix + q) = encode(prefix) ++ rest` exactly when `encode(prefix[c-1..] + q) =
+ * encode(prefix[c-1..]) ++ rest`: both sides share the tokens before the cut (read with the same
+ * `prefix[c]` after them, and with the special tokens, if any, only put in front), and the tokens
+ * from the cut on depend on the text from the cut on alone. Null where no cut is provable (the
+ * whole prompt is then encoded, as before).
+ */
+function stateWindow(lm: Pick<TokenizerModel, 'encode'> & Partial<Pick<TokenizerModel, 'tokenizer'>>, frame: PromptFrame): StateWindow | null {
+  if (!lm.tokenizer) return null;
+  const cuts = tokenCuts(lm.tokenizer);
+  if (!cuts || (frame.addSpecialTokens && !prependsOnly(lm.tokenizer))) return null;
+  const { prefix } = frame;
+  const cut = cuts.lastBefore(prefix, prefix.length - 1, prefix.length - WINDOW_REACH);
+  if (cut < 1) return null;
+  const text = prefix.slice(cut - 1);
+  return { text, ids: lm.encode(text, false) };
+}
+
+/** How far into a question's text a cut is looked for (characters). */
+const FIRST_REACH = 64;
+
+/**
+ * Whether `encode(window.text + first)` is `window.ids ++ rest` (`rest`: `first`'s tokens after
+ * the seam), which is whether the whole prompt's tokenization is `prefix ids ++ rest`
+ * (`stateWindow`). Where the tokenizer's tokens after a cut are the encoding of the text after it
+ * (`standalone`), and `first` has a cut at `d` (`SEAM + first[..d]` and `window.text + first[..d]`
+ * both end in the same character, the state prefix's last `\n`, when d = 0): every text that goes on
+ * with `first[d..]` has the same tokens from the cut on, so only the tokens before the cut are
+ * compared, each read from the text up to `first[d]` (its look-ahead), less `first[d]`'s own tokens.
+ * `first[d]`'s and the seam text's encodings do not depend on the state and are kept (`seamEncode`).
+ */
+function windowAgrees(lm: Pick<TokenizerModel, 'encode'> & Partial<Pick<TokenizerModel, 'tokenizer'>>, window: StateWindow, first: string, rest: readonly number[]): boolean {
+  const cuts = lm.tokenizer ? tokenCuts(lm.tokenizer) : null;
+  if (cuts?.standalone) {
+    const seamed = SEAM + first;
+    let d = 0;
+    while (d < Math.min(first.length, FIRST_REACH) && !cuts.at(seamed, SEAM.length + d)) d++;
+    if (d < Math.min(first.length, FIRST_REACH)) {
+      const head = first.slice(0, d + 1);
+      const own = seamEncode(lm, first[d]!);
+      const seamIds = seamEncode(lm, SEAM);
+      const seamHead = seamEncode(lm, SEAM + head);
+      const windowHead = lm.encode(window.text + head, false);
+      const before = seamHead.length - own.length;
+      if (before >= seamIds.length && endsWith(seamHead, own) && endsWith(windowHead, own) && commonPrefix(seamIds, seamHead) === seamIds.length) {
+        return equalIds(windowHead.slice(0, windowHead.length - own.length), [...window.ids, ...seamHead.slice(seamIds.length, before)]);
+      }
+    }
+  }
+  return equalIds(lm.encode(window.text + first, false), [...window.ids, ...rest]);
+}
+
+function endsWith(ids: readonly number[], tail: readonly number[]): boolean {
+  if (tail.length > ids.length) return false;
+  for (let i = 1; i <= tail.length; i++) if (ids[ids.length - i] !== tail[tail.length - i]) return false;
+  return true;
 }
 
 /** Each label's tokens after the state prefix, from `SEAM + before + label` less the seam's tokens; null if the seam's tokens do not lead. */

@@ -13,6 +13,14 @@ export interface StateMemo {
   readonly ids: readonly number[];
   /** Texts after the prefix (question block, tail, first label) whose joint tokenization equals prefix ids ++ their seam ids. */
   readonly joint: Set<string>;
+  /** The prefix's window for that check (question-plan.ts): unset until first needed, null where the tokenizer gives no cut. */
+  window?: StateWindow | null;
+}
+
+/** The state prefix's text from one character before a cut (../model/token-cuts.ts) to its end, and that text's ids. */
+export interface StateWindow {
+  readonly text: string;
+  readonly ids: readonly number[];
 }
 
 const STATE_MEMO_SIZE = 64;
