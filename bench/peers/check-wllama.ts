@@ -156,8 +156,21 @@ export async function checkAgreement(s: PeersSession, model: PeerModel, opts: Ch
     await engine('load', { model: model.name, threads: 1, dtype });
     const loaded = await s.call('wllamaLoad', { url: ggufUrl(model, dtype), threads: 1, nCtx: model.nCtx, flashAttn: false, cacheType: 'f32' });
     const libllama = (await s.call('info')).libllama;
-    const complete = (params: Record<string, unknown>) =>
+    const completeOnce = (params: Record<string, unknown>) =>
       s.call('wllamaComplete', { temperature: 0, cache_prompt: false, logprobs: topK, ...params } as never) as Promise<WllamaCompletion>;
+    // wllama's server fails outright (a garbage reply length) when a piece that is not valid UTF-8
+    // on its own lands among the top `logprobs` it writes: the engine's list excludes them (below),
+    // but the two runtimes' orders can differ by the rounding bound. Then ask again for one fewer,
+    // down to none; the result says how many were compared.
+    const complete = async (params: Record<string, unknown>): Promise<WllamaCompletion & { logprobs: number }> => {
+      for (let n = (params['logprobs'] as number | undefined) ?? topK; ; n--) {
+        try {
+          return { ...(await completeOnce({ ...params, logprobs: n })), logprobs: n };
+        } catch (e) {
+          if (n <= 0 || !/Invalid typed array length/.test(String(e))) throw e;
+        }
+      }
+    };
 
     // wllama's server throws while writing logprobs that contain a piece which is not valid UTF-8 on
     // its own (a byte of a multi-byte character): ask only for as many top entries as come before
@@ -177,12 +190,13 @@ export async function checkAgreement(s: PeersSession, model: PeerModel, opts: Ch
       const ban = partial.size ? { logit_bias: [...partial].map((id) => [id, false]) } : {};
       const w = await complete(k > 0 ? { prompt: text, max_tokens: 1, logprobs: k, ...ban } : { prompt: text, max_tokens: 1, logprobs: 0, ...ban });
       const top = w.res.choices[0]?.logprobs?.content[0]?.top_logprobs ?? [];
-      const cmp = k > 0 ? compareTop(e!.top.slice(0, k), top) : { max: 0, sameIds: true, sameOrder: true };
+      const asked = w.logprobs;
+      const cmp = asked > 0 ? compareTop(e!.top.slice(0, asked), top) : { max: 0, sameIds: true, sameOrder: true };
       tokenization.push({
         text,
         engine_tokens: ids.length,
         wllama_tokens: w.res.usage.prompt_tokens,
-        compared_top: k,
+        compared_top: asked,
         max_abs_dlogprob: cmp.max,
         same_top_ids: cmp.sameIds,
         agree: ids.length === w.res.usage.prompt_tokens && (dtype === 'fp32' ? cmp.sameIds : true) && cmp.max <= bound,
@@ -209,7 +223,8 @@ export async function checkAgreement(s: PeersSession, model: PeerModel, opts: Ch
     let maxTop = 0;
     let sameOrder = 0;
     let minGap = Infinity;
-    const haveLogprobs = k > 0;
+    const asked = w.logprobs;
+    const haveLogprobs = asked > 0;
     for (let i = 0; i < Math.max(eIds.length, wIds.length); i++) {
       if (haveLogprobs && firstMismatch === null && eIds[i] !== wIds[i]) firstMismatch = i;
       const es = e[i];
@@ -218,7 +233,7 @@ export async function checkAgreement(s: PeersSession, model: PeerModel, opts: Ch
       if (es.top.length > 1) minGap = Math.min(minGap, es.top[0]![1] - es.top[1]![1]);
       if (firstMismatch !== null) continue; // after a divergence the contexts differ
       maxChosen = Math.max(maxChosen, Math.abs(es.logprob - ws.logprob));
-      const cmp = compareTop(es.top.slice(0, k), ws.top_logprobs);
+      const cmp = compareTop(es.top.slice(0, asked), ws.top_logprobs);
       maxTop = Math.max(maxTop, cmp.max);
       if (cmp.sameOrder) sameOrder++;
     }
@@ -230,7 +245,7 @@ export async function checkAgreement(s: PeersSession, model: PeerModel, opts: Ch
       prompt: model.greedyPrompt,
       prompt_tokens: { engine: promptIds.length, wllama: w.res.usage.prompt_tokens },
       steps,
-      compared_top: k,
+      compared_top: asked,
       banned: banned.length,
       engine: eIds,
       wllama: wIds,

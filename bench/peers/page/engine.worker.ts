@@ -103,7 +103,7 @@ const api = {
         ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}),
       } as never);
     // the product's load (load-model.ts): the file handed from the fetch to onnxruntime, each weight copied into wasm memory once, the file's bytes released
-    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm'));
+    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm', opts.dtype ?? 'fp32'));
     lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
     timeRuns(lm);
     return {
