@@ -5,7 +5,7 @@
  * device × dtype it reports prefill and decode tokens per second and decision latency (medians),
  * with the same workloads on wasm beside it.
  *
- * CLI (here: `npx tsx bench/gpu/run.ts …`; packed: `node bench.mjs …`, see run.sh):
+ * CLI, through its bundle (pack.ts writes bench.mjs; run.sh runs it: `npm run bench:gpu -- …`):
  *   --models DIR      folder of models in the hub layout (default: <repo>/models)
  *   --model ID        default smollm2-135m-random (the 135M-shaped model)
  *   --device LIST     webgpu,wasm (comma-separated; default both)
@@ -26,6 +26,8 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join, normalize, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ChatCompletionChunk, DecisionResponse, Question } from '../../src/contract/index.ts';
+import { env } from '@huggingface/transformers';
+import * as ortWeb from 'onnxruntime-web/webgpu';
 import { Engine } from '../../src/engine/engine.ts';
 import { ortBuild } from '../../src/engine/runtime/ort-build.ts';
 import type { DeviceChoice, DtypeChoice } from '../../src/protocol/engine-api.ts';
@@ -171,6 +173,15 @@ function write(run: GpuRun): void {
     writeFileSync(file, text);
   }
 }
+
+// transformers.js must run the onnxruntime-web the engine imports (its web build, as the app and
+// the pack bundle it). Under tsx it is its Node build, which carries an onnxruntime-web of its own:
+// the engine's session rewrites would then never see its sessions. Refuse that before any load.
+if (env.backends.onnx?.wasm !== ortWeb.env.wasm) {
+  console.error('[gpu-bench] run the bundle, not this file: `npm run bench:gpu:pack -- --no-xz`, then `npm run bench:gpu` (bench/gpu/README.md)');
+  process.exit(2);
+}
+env.useFSCache = false;
 
 const adapter = await gpuAdapter();
 const run: GpuRun = {
