@@ -10,16 +10,17 @@
  *
  * The default is a measured choice (PREFERRED_ORT_BUILD), not a feature test alone:
  * `npm run bench -- --only ort-builds` runs both builds side by side (docs/threads.md). On Chromium
- * 156.0.8078.108 (Debian, 2 cores shared with other work, load average 4–9.6), two runs of 5 and 6
- * alternating repetitions, JSPI ÷ asyncify, medians:
- *   - TinyStories-656K fp32 decode (a typical step, 1000 ÷ the median step): 1.24× and 2.01× at
- *     1 thread, 1.68× and 5.7× at 2 (JSPI 926–1269 tok/s, asyncify 206–778); prefill 1.02–1.39×;
- *   - smollm2-135m-random fp32 and q8, 1 and 2 threads: decode 0.98–1.40× (steps ÷ time: 1.01–1.24×),
- *     prefill 0.84–2.82×; asyncify ahead only in q8 prefill at 1 thread (0.94×, 0.99×) and in one
- *     run's fp32 prefill at 1 thread (0.84×, 1.01× in the other): equal within the noise.
- * What the product mostly runs (135M-class models, q8 and q4 on wasm) is equal on both; the tiny
- * model, whose steps are mostly the fixed cost of a call into onnxruntime, is faster on JSPI, and
- * JSPI's renderer is ~100 MiB smaller. So JSPI stays the default where it exists.
+ * 156.0.8078.108 (Debian, 2 cores shared with other work), three runs of 5, 6 and 5 alternating
+ * repetitions, JSPI ÷ asyncify, the runs' medians:
+ *   - smollm2-135m-random fp32 and q8, 1 and 2 threads (12 rows): decode 0.98–1.40× by the median
+ *     step (median 1.07×; 1.05–1.12× in the quietest run), 1.01–1.24× by steps ÷ time (median
+ *     1.06×); prefill 0.84–2.82× (median 1.02×): equal within the noise;
+ *   - TinyStories-656K fp32: the median decode step faster on JSPI in all six rows (1.09–5.72×;
+ *     JSPI 680–1269 tok/s, asyncify 189–952); whole-decode and prefill rates swing both ways with
+ *     the machine's load (0.43–2.05×, 0.51–1.39×).
+ * What the product mostly runs (135M-class models on wasm) is as fast or slightly faster on JSPI;
+ * only q8 prefill at 1 thread was ahead on asyncify in two runs of three (0.94×, 0.99×; 1.02× in the
+ * third), no decode was; JSPI's renderer is ~100 MiB smaller. So JSPI stays the default where it exists.
  * `ortBuild=jspi|asyncify` (page parameter), `createClient({ ortBuild })` or `RuntimeConfig.ortBuild`
  * force one, for measuring.
  */
