@@ -1,4 +1,4 @@
-import { isRelayRequest, type RelayCancel, type RelayReply } from './relay-protocol.ts';
+import { isRelayRequest, type RelayBody, type RelayCancel, type RelayReply } from './relay-protocol.ts';
 
 /**
  * The page's side of the relay: answers requests the service worker forwards, with the given
@@ -13,16 +13,21 @@ export function installPageRelay(container: ServiceWorkerContainer, handle: type
     send({ type: 'ack' });
     const controller = new AbortController();
     let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
-    port.onmessage = (e: MessageEvent<RelayCancel>) => {
-      if (e.data.type === 'cancel') {
+    const { method, url, headers, hasBody } = event.data;
+    // The body follows the acknowledgement on the port (relay-protocol.ts).
+    let bodyArrived: (bytes: ArrayBuffer) => void = () => {};
+    const body = hasBody ? new Promise<ArrayBuffer>((resolve) => (bodyArrived = resolve)) : null;
+    port.onmessage = (e: MessageEvent<RelayCancel | RelayBody>) => {
+      if (e.data.type === 'body') bodyArrived(e.data.bytes);
+      else if (e.data.type === 'cancel') {
         controller.abort(new DOMException('The response was cancelled.', 'AbortError'));
         void reader?.cancel().catch(() => undefined);
       }
     };
-    const { method, url, headers, body } = event.data;
     void (async () => {
       try {
-        const response = await handle(url, { method, headers, body, signal: controller.signal });
+        const bytes = body ? await Promise.race([body, aborted(controller.signal)]) : null;
+        const response = await handle(url, { method, headers, body: bytes, signal: controller.signal });
         send({ type: 'head', status: response.status, headers: [...response.headers] });
         if (response.body) {
           reader = response.body.getReader();
@@ -42,4 +47,9 @@ export function installPageRelay(container: ServiceWorkerContainer, handle: type
   container.addEventListener('message', onMessage);
   container.startMessages();
   return () => container.removeEventListener('message', onMessage);
+}
+
+/** Rejects when `signal` aborts: a request cancelled before its body arrived. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 }

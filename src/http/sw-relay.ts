@@ -2,7 +2,7 @@
 import { JevError } from '../contract/index.ts';
 import { endpointMatcher } from './endpoint-matcher.ts';
 import { errorResponse } from './error-response.ts';
-import { RELAY_REQUEST, type RelayCancel, type RelayReply, type RelayRequest } from './relay-protocol.ts';
+import { RELAY_REQUEST, type RelayBody, type RelayCancel, type RelayReply, type RelayRequest } from './relay-protocol.ts';
 
 /** How long a page has to acknowledge a relayed request before another is tried. */
 const ACK_MS = 3000;
@@ -31,13 +31,13 @@ async function relay(sw: ServiceWorkerGlobalScope, event: FetchEvent): Promise<R
     method: request.method,
     url: request.url,
     headers: [...request.headers],
-    body,
+    hasBody: body !== null,
   };
   const own = event.clientId ? await sw.clients.get(event.clientId) : undefined;
   const windows = await sw.clients.matchAll({ type: 'window' });
   const candidates = [own, ...windows.filter((w) => w.id !== own?.id)].filter((c): c is Client => !!c);
   for (const client of candidates) {
-    const response = await relayTo(sw, client, message, request.signal);
+    const response = await relayTo(sw, client, message, body, request.signal);
     if (response) return response;
   }
   return errorResponse(new JevError('engine_unavailable', 'No open page of this origin hosts the engine; open the app and retry.', { param: null }));
@@ -52,7 +52,7 @@ const WATCH_MS = 1000;
  * ends that response: an event-stream with a last `engine_unavailable` error event, any other
  * body with an error.
  */
-function relayTo(sw: ServiceWorkerGlobalScope, client: Client, message: RelayRequest, signal: AbortSignal): Promise<Response | null> {
+function relayTo(sw: ServiceWorkerGlobalScope, client: Client, message: RelayRequest, requestBody: ArrayBuffer | null, signal: AbortSignal): Promise<Response | null> {
   const channel = new MessageChannel();
   const port = channel.port1;
   return new Promise<Response | null>((resolve) => {
@@ -94,9 +94,12 @@ function relayTo(sw: ServiceWorkerGlobalScope, client: Client, message: RelayReq
     port.onmessage = (e: MessageEvent<RelayReply>) => {
       const reply = e.data;
       switch (reply.type) {
-        case 'ack':
+        case 'ack': {
           clearTimeout(timer);
+          // Cloned, not transferred: should this page close before answering, the next one needs it too.
+          if (requestBody) port.postMessage({ type: 'body', bytes: requestBody } satisfies RelayBody);
           break;
+        }
         case 'head':
           stream = reply.headers.some(([k, v]) => k.toLowerCase() === 'content-type' && v.startsWith('text/event-stream'));
           resolve(
