@@ -1,11 +1,8 @@
 import { Fragment } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
 import type { JevClient } from '../facade/jev-client.ts';
 import type { MemoryStatus } from '../protocol/engine-api.ts';
 import { formatBytes } from './format.ts';
-
-/** How often the panel reads `status().memory` while a model is loaded: the caches change with every request. */
-const EVERY_MS = 2000;
+import { usePolledStatus } from './polled-status.ts';
 
 const ROWS: readonly { key: keyof MemoryStatus; label: string; unknown: string }[] = [
   { key: 'modelBytes', label: 'Model weights', unknown: 'not known' },
@@ -16,21 +13,7 @@ const ROWS: readonly { key: keyof MemoryStatus; label: string; unknown: string }
 
 /** What the loaded engine holds in memory (`status().memory`), read again every few seconds. */
 export function MemoryFacts({ client, refreshKey }: { client: JevClient; refreshKey: string }) {
-  const [memory, setMemory] = useState<MemoryStatus | null>(null);
-  useEffect(() => {
-    let live = true;
-    const read = () =>
-      client.status().then(
-        (s) => live && setMemory(s.memory),
-        () => undefined,
-      );
-    void read();
-    const timer = setInterval(read, EVERY_MS);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [client, refreshKey]);
+  const memory = usePolledStatus(client, refreshKey, (s) => s.memory);
   if (!memory) return <p class="muted small-text">Reading…</p>;
   return (
     <dl class="facts" data-testid="memory">
