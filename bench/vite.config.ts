@@ -18,7 +18,13 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 8192,
     minify: false,
-    // The bench page, and a tab of the library's client (the `tabs` rows).
-    rollupOptions: { input: { main: resolve(import.meta.dirname, 'page/index.html'), tabs: resolve(import.meta.dirname, 'page/tabs.html') } },
+    // The bench page, a tab of the library's client and a tab without it (the `tabs` rows).
+    rollupOptions: {
+      input: {
+        main: resolve(import.meta.dirname, 'page/index.html'),
+        tabs: resolve(import.meta.dirname, 'page/tabs.html'),
+        blank: resolve(import.meta.dirname, 'page/blank.html'),
+      },
+    },
   },
 });

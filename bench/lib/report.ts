@@ -142,7 +142,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
     out.push('');
     out.push(
       table(
-        ['model · device', 'tabs', 'shared (× one tab)', 'an engine per tab (× one tab)', 'one tab', 'PSS: shared / an engine per tab (× one tab)'],
+        ['model · device', 'tabs', 'shared (× one tab)', 'an engine per tab (× one tab)', 'one tab', 'PSS: shared / an engine per tab (× one tab)', 'control: one engine tab, the rest without the library (× one tab; shared − control)'],
         r.tabs.map((x) => [
           `${x.model} · ${x.device} · ${x.dtype}`,
           x.tabs,
@@ -152,6 +152,7 @@ export function renderResults(r: BenchResult, command: string, chartFile: string
           x.renderers_pss_bytes === null || x.independent_pss_bytes === null
             ? '—'
             : `${mib(x.renderers_pss_bytes)} (${num(x.pss_ratio_to_one_tab)}×) / ${mib(x.independent_pss_bytes)}`,
+          x.blank_control ? `${mib(x.blank_control.rss_bytes)} (${num(x.blank_control.ratio_to_one_tab)}×; ${mib(x.blank_control.relay_over_blank_bytes)})` : '—',
         ]),
       ),
     );

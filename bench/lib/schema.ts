@@ -276,6 +276,13 @@ export interface TabsResult {
   /** Each renderer's resident set, largest first: shared, and with an engine per tab. */
   renderer_rss_bytes: number[];
   independent_renderer_rss_bytes: number[];
+  /**
+   * The control (optional; absent in results written before it): the first tab hosting the engine
+   * and the other tabs − 1 a page of the same origin without the library (bench/page/blank.html),
+   * the floor any tab of an app costs. Its RSS and PSS, and what the library's relaying tabs add
+   * to it: shared − control.
+   */
+  blank_control?: { rss_bytes: number; pss_bytes: number | null; ratio_to_one_tab: number; pss_ratio_to_one_tab: number | null; relay_over_blank_bytes: number; relay_over_blank_pss_bytes: number | null };
 }
 
 export interface TargetResult {

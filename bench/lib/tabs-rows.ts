@@ -48,16 +48,25 @@ interface Measured {
   engines: number;
 }
 
-async function openTabs(site: string, mirror: ModelHost, plan: TabsPlan, share: 'origin' | 'tab', n: number, log: (...a: unknown[]) => void): Promise<Measured> {
+/**
+ * `n` tabs of one fresh profile, each having answered a decision: `origin` shares one engine, `tab`
+ * gives each its own, `blank` is the control (the first tab as `origin`, the others a page of the
+ * same origin without the library, bench/page/blank.html).
+ */
+async function openTabs(site: string, mirror: ModelHost, plan: TabsPlan, share: 'origin' | 'tab' | 'blank', n: number, log: (...a: unknown[]) => void): Promise<Measured> {
   const profile = mkdtempSync(join(tmpdir(), 'jev-bench-tabs-'));
   const ctx: BrowserContext = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
   try {
-    const url = `${site}/tabs.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${plan.dtype}&share=${share}`;
+    const url = `${site}/tabs.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${plan.dtype}&share=${share === 'tab' ? 'tab' : 'origin'}`;
     const pages: Page[] = [];
     for (let i = 0; i < n; i++) {
       const page = i === 0 && ctx.pages()[0] ? ctx.pages()[0]! : await ctx.newPage();
       page.setDefaultTimeout(0);
       page.on('pageerror', (e) => log('tab page error:', e.message));
+      if (share === 'blank' && i > 0) {
+        await page.goto(`${site}/blank.html`);
+        continue;
+      }
       await page.goto(url);
       await page.waitForFunction(() => (window as unknown as { jevTab?: unknown }).jevTab);
       await page.evaluate(() => (window as unknown as { jevTab: { ready: Promise<unknown> } }).jevTab.ready);
@@ -84,6 +93,7 @@ export async function measureTabs(plan: TabsPlan, site: string, mirror: ModelHos
   for (const n of plan.counts) {
     const shared = await openTabs(site, mirror, plan, 'origin', n, log);
     const own = await openTabs(site, mirror, plan, 'tab', n, log);
+    const control = n > 1 ? await openTabs(site, mirror, plan, 'blank', n, log) : null;
     if (n === 1 || one === null) [one, onePss] = [shared.rss, shared.pss];
     const row: TabsResult = {
       model: plan.model,
@@ -103,10 +113,21 @@ export async function measureTabs(plan: TabsPlan, site: string, mirror: ModelHos
       pss_ratio_to_one_tab: shared.pss !== null && onePss ? shared.pss / onePss : null,
       renderer_rss_bytes: shared.renderers,
       independent_renderer_rss_bytes: own.renderers,
+      ...(control && {
+        blank_control: {
+          rss_bytes: control.rss,
+          pss_bytes: control.pss,
+          ratio_to_one_tab: control.rss / one,
+          pss_ratio_to_one_tab: control.pss !== null && onePss ? control.pss / onePss : null,
+          relay_over_blank_bytes: shared.rss - control.rss,
+          relay_over_blank_pss_bytes: control.pss !== null && shared.pss !== null ? shared.pss - control.pss : null,
+        },
+      }),
     };
     log(
       `tabs ${plan.model} ${plan.dtype} ×${n}: shared ${(shared.rss / 2 ** 20).toFixed(0)} MiB (${row.ratio_to_one_tab.toFixed(2)}× one tab; PSS ${row.pss_ratio_to_one_tab?.toFixed(2)}×; ${shared.engines} engine, ` +
-        `serving ${shared.served} tabs; renderers ${shared.renderers.map((x) => (x / 2 ** 20).toFixed(0)).join(' + ')} MiB), independent ${(own.rss / 2 ** 20).toFixed(0)} MiB (${row.independent_ratio_to_one_tab.toFixed(2)}×; ${own.engines} engines)`,
+        `serving ${shared.served} tabs; renderers ${shared.renderers.map((x) => (x / 2 ** 20).toFixed(0)).join(' + ')} MiB), independent ${(own.rss / 2 ** 20).toFixed(0)} MiB (${row.independent_ratio_to_one_tab.toFixed(2)}×; ${own.engines} engines)` +
+        (control ? `; control, one engine tab + ${n - 1} without the library: ${(control.rss / 2 ** 20).toFixed(0)} MiB (${(control.rss / one).toFixed(2)}×; renderers ${control.renderers.map((x) => (x / 2 ** 20).toFixed(0)).join(' + ')} MiB)` : ''),
     );
     rows.push(row);
   }

@@ -87,7 +87,7 @@ const result: BenchResult = {
     },
   ],
   tabs: [
-    { model: 'm', device: 'wasm', dtype: 'fp32', tabs: 4, renderers_rss_bytes: 1.2 * 2 ** 30, one_tab_rss_bytes: 2 ** 30, ratio_to_one_tab: 1.2, independent_rss_bytes: 4 * 2 ** 30, independent_ratio_to_one_tab: 4, engines: 1, independent_engines: 4, served_tabs: 4, renderers_pss_bytes: 2 ** 30, independent_pss_bytes: 3 * 2 ** 30, pss_ratio_to_one_tab: 1.1, renderer_rss_bytes: [2 ** 30, 2 ** 27], independent_renderer_rss_bytes: [2 ** 30, 2 ** 30] },
+    { model: 'm', device: 'wasm', dtype: 'fp32', tabs: 4, renderers_rss_bytes: 1.2 * 2 ** 30, one_tab_rss_bytes: 2 ** 30, ratio_to_one_tab: 1.2, independent_rss_bytes: 4 * 2 ** 30, independent_ratio_to_one_tab: 4, engines: 1, independent_engines: 4, served_tabs: 4, renderers_pss_bytes: 2 ** 30, independent_pss_bytes: 3 * 2 ** 30, pss_ratio_to_one_tab: 1.1, renderer_rss_bytes: [2 ** 30, 2 ** 27], independent_renderer_rss_bytes: [2 ** 30, 2 ** 30], blank_control: { rss_bytes: 1.15 * 2 ** 30, pss_bytes: 1.05 * 2 ** 30, ratio_to_one_tab: 1.15, pss_ratio_to_one_tab: 1.05, relay_over_blank_bytes: 0.05 * 2 ** 30, relay_over_blank_pss_bytes: 0.05 * 2 ** 30 } },
   ],
   peer_agreement: [{ model: 'm', dtype: 'q4', bound: 0.25, pass: true, greedy_steps: 24, identical_greedy_tokens: true, max_abs_dlogprob_top: 2e-5, tokenization_agree: '5/5' }],
   load: [{ device: 'wasm', model: 'm', dtype: 'fp32', bytes: 2 ** 20, cold_ms: 5000, warm_ms: 2000 }],
@@ -117,7 +117,7 @@ describe('bench report writers', () => {
     expect(block).toContain('| m · wasm · fp32 | 512 | 4 | 6.00 s | 1.00 s | 6.00× | 5.00× | 120% | 5.90 s | 5.90× | 560 | 700 / 140 / 700 | 3.0e-8 | 1 |');
     expect(block).toContain('| m · wasm · fp32 | 480 tokens | 4.00 s | 400 ms | 4.10 s | 10.25× | 505 / 520 | 1 |');
     expect(block).toContain('abc1234-dirty');
-    expect(block).toContain('| m · wasm · fp32 | 4 | 1229 MiB (1.20×; 1 engine, serving 4) | 4096 MiB (4.00×; 4 engines) | 1024 MiB | 1024 MiB (1.10×) / 3072 MiB |');
+    expect(block).toContain('| m · wasm · fp32 | 4 | 1229 MiB (1.20×; 1 engine, serving 4) | 4096 MiB (4.00×; 4 engines) | 1024 MiB | 1024 MiB (1.10×) / 3072 MiB | 1178 MiB (1.15×; 51 MiB) |');
     expect(block).toContain("| m · wasm · fp32 | 120 → 64 | 19.00 / 20.00 tok/s | 1.020× (whole steps 1.05×; grammar's own time 1.010×) | 500 ms / 800 ms / 503 ms | 1.50 (TTFT Δ 3.0) | 300 ms | 0.40 (0.30 + 0.10) | 1.50 s | 1 |");
     // engine ÷ wllama: 250/200 prefill, 30/40 decode
     // and each side's serving peak beside the bytes of the file it loaded
