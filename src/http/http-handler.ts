@@ -1,6 +1,7 @@
 import { errorMessages, JevError } from '../contract/index.ts';
 import type { ClientSurface } from '../facade/jev-client.ts';
-import { errorResponse } from './error-response.ts';
+import { errorReply } from './error-response.ts';
+import { toResponse, type JsonReply } from './json-reply.ts';
 import { normalizeBasePath } from './endpoint-matcher.ts';
 import { routes as defaultRoutes, type Route } from './routes.ts';
 
@@ -11,11 +12,27 @@ export interface HttpOptions {
   basePath?: string | undefined;
 }
 
+/**
+ * What the handler and its routes read of a request. A WHATWG Request is one; the Node server
+ * passes a lighter one (src/server/node-adapter.ts) whose body it read whole (`wholeBody`).
+ */
+export interface HttpRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: { get(name: string): string | null };
+  readonly signal: AbortSignal;
+  readonly body: ReadableStream<Uint8Array> | null;
+  /** The whole body, read before the handler ran: read-json-body.ts takes it instead of `body`. */
+  readonly wholeBody?: Uint8Array | null;
+}
+
 export interface HttpHandler {
   /** Whether a URL names one of the endpoints (whatever the method). */
   matches(url: string | URL): boolean;
   /** Answers a request; a path that is not an endpoint gets 404 `not_found`. */
   handle(request: Request): Promise<Response>;
+  /** `handle`, with a JSON answer left unrendered (json-reply.ts): what the Node server writes itself. */
+  respond(request: HttpRequest): Promise<Response | JsonReply>;
 }
 
 /** The HTTP surface over a client: the same handler serves `client.fetch` and the service worker. */
@@ -36,30 +53,29 @@ export function createHttpHandler(
     return path === null ? [] : routes.filter((r) => r.path === path);
   };
 
+  const respond = async (request: HttpRequest): Promise<Response | JsonReply> => {
+    try {
+      const candidates = find(request.url);
+      if (candidates.length === 0) {
+        throw new JevError('not_found', errorMessages.notFound(new URL(request.url).pathname), { param: null });
+      }
+      const route = candidates.find((r) => r.method === request.method);
+      if (!route) {
+        const allowed = candidates.map((r) => r.method);
+        return errorReply(new JevError('method_not_allowed', errorMessages.methodNotAllowed(request.method, allowed), { param: null }), { Allow: allowed.join(', ') });
+      }
+      if (options.apiKey !== undefined && request.headers.get('authorization') !== `Bearer ${options.apiKey}`) {
+        throw new JevError('unauthorized', errorMessages.unauthorized(), { param: null });
+      }
+      return await route.handle({ request, client });
+    } catch (e) {
+      return errorReply(e);
+    }
+  };
+
   return {
     matches: (url) => find(url).length > 0,
-    async handle(request) {
-      try {
-        const candidates = find(request.url);
-        if (candidates.length === 0) {
-          throw new JevError('not_found', errorMessages.notFound(new URL(request.url).pathname), { param: null });
-        }
-        const route = candidates.find((r) => r.method === request.method);
-        if (!route) {
-          const allowed = candidates.map((r) => r.method);
-          return errorResponse(
-            new JevError('method_not_allowed', errorMessages.methodNotAllowed(request.method, allowed), { param: null }),
-            { Allow: allowed.join(', ') },
-          );
-        }
-        if (options.apiKey !== undefined && request.headers.get('authorization') !== `Bearer ${options.apiKey}`) {
-          throw new JevError('unauthorized', errorMessages.unauthorized(), { param: null });
-        }
-        return await route.handle({ request, client });
-      } catch (e) {
-        return errorResponse(e);
-      }
-    },
+    respond,
+    handle: async (request) => toResponse(await respond(request)),
   };
 }
-

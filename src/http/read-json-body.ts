@@ -1,10 +1,12 @@
 import { errorMessages, JevError, limits } from '../contract/index.ts';
+import type { HttpRequest } from './http-handler.ts';
 
 /**
  * The request's JSON body: 415 unless it is declared JSON, 413 past the size limit (counted as
- * it streams in, whatever Content-Length claims), 400 when it does not parse.
+ * it streams in, whatever Content-Length claims, or as read whole before), 400 when it does not
+ * parse.
  */
-export async function readJsonBody(request: Request, maxBytes: number = limits.maxBodyBytes): Promise<unknown> {
+export async function readJsonBody(request: HttpRequest, maxBytes: number = limits.maxBodyBytes): Promise<unknown> {
   const type = request.headers.get('content-type');
   const mime = type?.split(';')[0]?.trim().toLowerCase() ?? null;
   if (mime !== 'application/json' && !(mime?.startsWith('application/') && mime.endsWith('+json'))) {
@@ -12,10 +14,12 @@ export async function readJsonBody(request: Request, maxBytes: number = limits.m
   }
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw new JevError('payload_too_large', errorMessages.payloadTooLarge(maxBytes), { param: null });
-  const bytes = await readLimited(request, maxBytes);
+  const whole = request.wholeBody;
+  if (whole && whole.byteLength > maxBytes) throw new JevError('payload_too_large', errorMessages.payloadTooLarge(maxBytes), { param: null });
+  const bytes = whole ?? (await readLimited(request, maxBytes));
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new JevError('invalid_json', errorMessages.invalidJson('it is not valid UTF-8'), { param: null });
   }
@@ -26,7 +30,10 @@ export async function readJsonBody(request: Request, maxBytes: number = limits.m
   }
 }
 
-async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+/** Strict UTF-8 (a malformed body is refused, not patched); reused: `decode` without `stream` keeps no state. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+async function readLimited(request: HttpRequest, maxBytes: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];

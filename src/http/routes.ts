@@ -1,10 +1,12 @@
 import type { ClientSurface } from '../facade/jev-client.ts';
+import type { HttpRequest } from './http-handler.ts';
+import { JsonReply } from './json-reply.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { sseStream, SSE_HEADERS } from './sse.ts';
 
 /** What a route handler is given: the request and the client that serves it. */
 export interface RouteContext {
-  request: Request;
+  request: HttpRequest;
   client: ClientSurface;
 }
 
@@ -12,15 +14,16 @@ export interface RouteContext {
 export interface Route {
   method: 'GET' | 'POST';
   path: string;
-  handle(ctx: RouteContext): Promise<Response>;
+  /** A JSON answer is left a JsonReply (rendered by whoever serves it), a stream is a Response. */
+  handle(ctx: RouteContext): Promise<Response | JsonReply>;
 }
 
-async function decision({ request, client }: RouteContext): Promise<Response> {
+async function decision({ request, client }: RouteContext): Promise<JsonReply> {
   const body = await readJsonBody(request);
-  return Response.json(await client.decisions.create(body, { signal: request.signal }));
+  return new JsonReply(await client.decisions.create(body, { signal: request.signal }));
 }
 
-async function chatCompletion({ request, client }: RouteContext): Promise<Response> {
+async function chatCompletion({ request, client }: RouteContext): Promise<Response | JsonReply> {
   const body = await readJsonBody(request);
   const controller = new AbortController();
   request.signal.addEventListener('abort', () => controller.abort(request.signal.reason), { once: true });
@@ -29,11 +32,11 @@ async function chatCompletion({ request, client }: RouteContext): Promise<Respon
     const stream = sseStream(result as AsyncIterable<never>, () => controller.abort(new DOMException('The stream was cancelled.', 'AbortError')));
     return new Response(stream, { headers: SSE_HEADERS });
   }
-  return Response.json(result);
+  return new JsonReply(result);
 }
 
-async function models({ client }: RouteContext): Promise<Response> {
-  return Response.json(await client.models.list());
+async function models({ client }: RouteContext): Promise<JsonReply> {
+  return new JsonReply(await client.models.list());
 }
 
 /** The paths of CONTRACT §3. `/v1/systemone` is TypeSafe's own Jev path, answered as the decision path. */

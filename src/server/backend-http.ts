@@ -1,15 +1,19 @@
 import { errorMessages, JevError } from '../contract/index.ts';
 import type { BackendKind } from './cli-args.ts';
-import { postNode } from './node-post.ts';
+import { nodeTarget, postNode, type NodeTarget, type NodeTimeout } from './node-post.ts';
 
 /** Statuses by which an engine says it is overloaded or not (yet) up: told to the client as 503 with Retry-After. */
 const UNAVAILABLE_STATUSES = new Set([429, 502, 503, 504]);
-/** A request body already written as JSON text (backend.ts `idsJson`): sent as it is. */
+/** A request body already written as JSON (backend.ts `idsBody`): sent as it is. */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly text: string | Uint8Array) {}
 }
 
-const serialize = (body: unknown): string => (body instanceof JsonText ? body.text : JSON.stringify(body));
+const serialize = (body: unknown): string | Uint8Array => (body instanceof JsonText ? body.text : JSON.stringify(body));
+const serializeText = (body: unknown): string => {
+  const data = serialize(body);
+  return typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+};
 
 /** Seconds a client is told to wait when the engine is down and says nothing itself. */
 export const DEFAULT_RETRY_AFTER_S = 2;
@@ -36,6 +40,8 @@ export class BackendHttp {
   readonly #fetch: typeof fetch;
   /** JSON requests go over node:http (node-post.ts), unless a fetch was given (tests that fake the engine's transport). */
   readonly #nodeJson: boolean;
+  /** node:http's request options per path (worked out once). */
+  readonly #targets = new Map<string, NodeTarget>();
   requests = 0;
 
   constructor(options: BackendHttpOptions) {
@@ -56,7 +62,7 @@ export class BackendHttp {
       response = await this.#fetch(`${this.url}${path}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: serialize(body),
+        body: serializeText(body),
         signal: AbortSignal.any(signals),
       });
     } catch (e) {
@@ -88,19 +94,24 @@ export class BackendHttp {
 
   /** postJson over node:http: the same timeout, faults and messages as through fetch. */
   async #postJsonNode(path: string, body: unknown, signal: AbortSignal | undefined): Promise<unknown> {
-    const timeout = new Timeout(this.timeoutMs);
+    const timeout: NodeTimeout = { ms: this.timeoutMs, fired: false };
     this.requests += 1;
+    let target = this.#targets.get(path);
+    if (!target) this.#targets.set(path, (target = nodeTarget(new URL(`${this.url}${path}`))));
     let reply;
     try {
-      reply = await postNode(new URL(`${this.url}${path}`), serialize(body), signal ? AbortSignal.any([timeout.signal, signal]) : timeout.signal);
+      reply = await postNode(target, serialize(body), signal, timeout);
     } catch (e) {
       throw this.failure(e, signal, timeout);
-    } finally {
-      timeout.clear();
     }
     if (reply.status < 200 || reply.status > 299) {
       const empty = reply.status === 204 || reply.status === 205 || reply.status === 304 || reply.status < 200;
-      throw await this.refusal(path, new Response(empty ? null : reply.text, { status: Math.max(200, reply.status), statusText: reply.statusText, headers: reply.headers }), false);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(reply.headers)) {
+        if (value === undefined) continue;
+        for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+      }
+      throw await this.refusal(path, new Response(empty ? null : reply.text, { status: Math.max(200, reply.status), statusText: reply.statusText, headers }), false);
     }
     try {
       return JSON.parse(reply.text);
@@ -114,7 +125,7 @@ export class BackendHttp {
   }
 
   /** A thrown fetch or read failure as the client's error: its own abort, the timeout, or the engine unreachable. */
-  failure(e: unknown, signal: AbortSignal | undefined, timeout: Timeout): unknown {
+  failure(e: unknown, signal: AbortSignal | undefined, timeout: { readonly fired: boolean }): unknown {
     if (JevError.is(e)) return e;
     if (signal?.aborted) return signal.reason ?? e;
     if (timeout.fired) return new JevError('backend_timeout', errorMessages.backendTimeout(this.kind, this.url, this.timeoutMs), { param: null, details: { backend: this.kind, timeout_ms: this.timeoutMs } });

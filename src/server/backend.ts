@@ -3,26 +3,86 @@ import type { BackendKind } from './cli-args.ts';
 
 /**
  * One decision's log-probability reads: for each item, log P(ids[k] | ids[0..k)) for every k from
- * `from` to the end (`from` ≥ 1). The items of one decision share their state's tokens.
+ * `from` to the end (`from` ≥ 1), where `ids` is `shared ++ own`. The items of one decision share
+ * their state's tokens (`shared`, the same array): held once, not copied into every item.
  */
 export interface PromptLogProbItem {
-  ids: readonly number[];
+  /** The tokens every item of the request starts with (the same array in each). */
+  shared: readonly number[];
+  /** This item's own tokens after `shared`. */
+  own: readonly number[];
   from: number;
-  /** The tokens `ids` starts with that every item of the request shares (the same array): written into the request's JSON once. */
-  shared?: readonly number[];
 }
 
+/** An item's length in tokens (`shared ++ own`). */
+export const itemLength = (item: PromptLogProbItem): number => item.shared.length + item.own.length;
+
+/** An item's token at position `k` of `shared ++ own`. */
+export const itemToken = (item: PromptLogProbItem, k: number): number | undefined => (k < item.shared.length ? item.shared[k] : item.own[k - item.shared.length]);
+
 /**
- * An item's `ids` as JSON text. A decision's items repeat the state's tokens (59 items of ~230
- * ids at Q = 16): the shared part is written once per request (`written`, keyed by the array)
- * and each item adds only its own tokens.
+ * A JSON request body `head [ids of each item, as JSON lists] tail`, written as bytes. A decision's
+ * items repeat the state's tokens (59 items of ~230 ids at Q = 16): the shared ids are written
+ * once per request and copied into each item's place, digit by digit into one buffer, with no
+ * string per id or per item.
  */
-export function idsJson(item: PromptLogProbItem, written: Map<readonly number[], string>): string {
-  const shared = item.shared;
-  if (!shared || shared.length === 0) return `[${item.ids.join(',')}]`;
-  let head = written.get(shared);
-  if (head === undefined) written.set(shared, (head = shared.join(',')));
-  return item.ids.length === shared.length ? `[${head}]` : `[${head},${item.ids.slice(shared.length).join(',')}]`;
+export function idsBody(head: string, items: readonly PromptLogProbItem[], tail: string): Buffer {
+  // At most ID_BYTES per own id (its digits and a comma), the shared ids' exact length once per request.
+  let size = Buffer.byteLength(head) + 2 + Buffer.byteLength(tail);
+  const copies = new Map<readonly number[], [start: number, end: number]>();
+  let sharedBytes = 0;
+  for (const item of items) {
+    if (!copies.has(item.shared)) {
+      copies.set(item.shared, [0, 0]);
+      sharedBytes = Math.max(sharedBytes, item.shared.length * ID_BYTES);
+    }
+    size += 4 + item.own.length * ID_BYTES;
+  }
+  size += items.length * sharedBytes;
+  copies.clear();
+  const out = Buffer.allocUnsafe(size);
+  let at = out.write(head, 0, 'utf8');
+  out[at++] = 0x5b; // [
+  items.forEach((item, i) => {
+    if (i > 0) out[at++] = 0x2c; // ,
+    out[at++] = 0x5b;
+    const copy = copies.get(item.shared);
+    if (copy) {
+      at += out.copy(out, at, copy[0], copy[1]);
+    } else {
+      const start = at;
+      at = writeIds(out, at, item.shared);
+      copies.set(item.shared, [start, at]);
+    }
+    if (item.own.length > 0) {
+      if (item.shared.length > 0) out[at++] = 0x2c;
+      at = writeIds(out, at, item.own);
+    }
+    out[at++] = 0x5d; // ]
+  });
+  out[at++] = 0x5d;
+  at += out.write(tail, at, 'utf8');
+  return out.subarray(0, at);
+}
+
+/** Bytes an id may take in idsBody: up to 7 digits (ids below 10^7: vocabularies hold a few 100 000) and its comma. */
+const ID_BYTES = 8;
+const MAX_ID = 9_999_999;
+
+/** Writes `ids` as JSON numbers joined by commas at `at`; returns the end. */
+function writeIds(out: Buffer, at: number, ids: readonly number[]): number {
+  for (let i = 0; i < ids.length; i++) {
+    if (i > 0) out[at++] = 0x2c;
+    let id = ids[i]!;
+    if (!(Number.isInteger(id) && id >= 0 && id <= MAX_ID)) throw new Error(`idsBody: ${id} is not a token id`);
+    const end = (at += id < 10 ? 1 : id < 100 ? 2 : id < 1000 ? 3 : id < 10_000 ? 4 : id < 100_000 ? 5 : id < 1_000_000 ? 6 : 7);
+    let p = end;
+    do {
+      out[--p] = 0x30 + (id % 10);
+      id = Math.floor(id / 10);
+    } while (id > 0);
+  }
+  return at;
 }
 
 /** What the serving engine's tokenizer gives for a text, and its context length where it says. */

@@ -65,7 +65,7 @@ export async function startServer(options: ServeOptions, deps: ServeDeps = {}): 
   const port = (server.address() as AddressInfo).port;
   const host = options.bind.includes(':') ? `[${options.bind}]` : options.bind;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  server.on('request', nodeHandler((request) => handler.handle(request), url));
+  server.on('request', nodeHandler((request) => handler.respond(request), url));
   return {
     url,
     port,

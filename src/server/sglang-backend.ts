@@ -1,4 +1,4 @@
-import { idsJson, type PromptLogProbItem, type ServingBackend } from './backend.ts';
+import { idsBody, itemLength, itemToken, type PromptLogProbItem, type ServingBackend } from './backend.ts';
 import { BackendHttp, JsonText, type BackendHttpOptions } from './backend-http.ts';
 import { postTokenize } from './backend-tokenize.ts';
 
@@ -34,12 +34,13 @@ export class SglangBackend implements ServingBackend {
 
   async promptLogProbs(items: readonly PromptLogProbItem[], signal: AbortSignal | undefined): Promise<number[][]> {
     const path = '/generate';
-    // JSON written by hand: the state's ids once, not once per item (backend.ts `idsJson`).
-    const written = new Map<readonly number[], string>();
-    const body =
-      `{"input_ids":[${items.map((it) => idsJson(it, written)).join(',')}],"return_logprob":true,` +
-      `"logprob_start_len":[${items.map((it) => it.from - 1).join(',')}],"return_text_in_logprobs":false,` +
-      `"sampling_params":{"max_new_tokens":0},"stream":false}`;
+    // JSON written by hand: the state's ids once, not once per item (backend.ts `idsBody`).
+    const body = idsBody(
+      '{"input_ids":',
+      items,
+      `,"return_logprob":true,"logprob_start_len":[${items.map((it) => it.from - 1).join(',')}],"return_text_in_logprobs":false,` +
+        `"sampling_params":{"max_new_tokens":0},"stream":false}`,
+    );
     const reply = await this.#http.postJson(path, new JsonText(body), signal);
     if (!Array.isArray(reply) || reply.length !== items.length) {
       throw this.#http.badReply(path, `expected a list of ${items.length} results (one per input_ids), got ${Array.isArray(reply) ? `${reply.length}` : typeof reply}`);
@@ -47,15 +48,16 @@ export class SglangBackend implements ServingBackend {
     return items.map((item, i) => {
       const entries = (reply[i] as { meta_info?: { input_token_logprobs?: unknown } } | null)?.meta_info?.input_token_logprobs;
       const where = `result ${i}: meta_info.input_token_logprobs`;
-      const expected = item.ids.length - (item.from - 1);
+      const expected = itemLength(item) - (item.from - 1);
       if (!Array.isArray(entries)) throw this.#http.badReply(path, `${where} is missing`);
       if (entries.length !== expected) throw this.#http.badReply(path, `${where} has ${entries.length} entries, expected ${expected} (input_ids[logprob_start_len:])`);
       const out: number[] = [];
       for (let j = 1; j < entries.length; j++) {
         const entry = entries[j] as unknown;
         const k = item.from - 1 + j;
-        if (!Array.isArray(entry) || typeof entry[0] !== 'number' || entry[1] !== item.ids[k]) {
-          throw this.#http.badReply(path, `${where}[${j}] is not [logprob, ${item.ids[k]}, text] (the token at position ${k})`);
+        const token = itemToken(item, k);
+        if (!Array.isArray(entry) || typeof entry[0] !== 'number' || entry[1] !== token) {
+          throw this.#http.badReply(path, `${where}[${j}] is not [logprob, ${token}, text] (the token at position ${k})`);
         }
         out.push(entry[0]);
       }

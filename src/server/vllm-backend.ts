@@ -1,4 +1,4 @@
-import { idsJson, type PromptLogProbItem, type ServingBackend } from './backend.ts';
+import { idsBody, itemLength, itemToken, type PromptLogProbItem, type ServingBackend } from './backend.ts';
 import { BackendHttp, JsonText, type BackendHttpOptions } from './backend-http.ts';
 import { postTokenize } from './backend-tokenize.ts';
 
@@ -34,9 +34,8 @@ export class VllmBackend implements ServingBackend {
 
   async promptLogProbs(items: readonly PromptLogProbItem[], signal: AbortSignal | undefined): Promise<number[][]> {
     const path = '/v1/completions';
-    // JSON written by hand: the state's ids once, not once per item (backend.ts `idsJson`).
-    const written = new Map<readonly number[], string>();
-    const body = `{"model":${JSON.stringify(this.model)},"prompt":[${items.map((it) => idsJson(it, written)).join(',')}],"max_tokens":1,"temperature":0,"prompt_logprobs":0}`;
+    // JSON written by hand: the state's ids once, not once per item (backend.ts `idsBody`).
+    const body = idsBody(`{"model":${JSON.stringify(this.model)},"prompt":`, items, ',"max_tokens":1,"temperature":0,"prompt_logprobs":0}');
     const reply = await this.#http.postJson(path, new JsonText(body), signal);
     const choices = (reply as { choices?: unknown } | null)?.choices;
     if (!Array.isArray(choices)) throw this.#http.badReply(path, "'choices' is missing");
@@ -46,12 +45,14 @@ export class VllmBackend implements ServingBackend {
       const where = `choices[index ${i}].prompt_logprobs`;
       const entries = (byIndex.get(i) as { prompt_logprobs?: unknown } | undefined)?.prompt_logprobs;
       if (!Array.isArray(entries)) throw this.#http.badReply(path, `${where} is missing`);
-      if (entries.length !== item.ids.length) throw this.#http.badReply(path, `${where} has ${entries.length} entries, expected ${item.ids.length} (one per prompt token)`);
+      const length = itemLength(item);
+      if (entries.length !== length) throw this.#http.badReply(path, `${where} has ${entries.length} entries, expected ${length} (one per prompt token)`);
       const out: number[] = [];
-      for (let k = item.from; k < item.ids.length; k++) {
+      for (let k = item.from; k < length; k++) {
         const entry = entries[k] as Record<string, { logprob?: unknown } | undefined> | null;
-        const lp = entry?.[String(item.ids[k])]?.logprob;
-        if (typeof lp !== 'number') throw this.#http.badReply(path, `${where}[${k}] has no logprob for token ${item.ids[k]}`);
+        const token = itemToken(item, k);
+        const lp = entry?.[String(token)]?.logprob;
+        if (typeof lp !== 'number') throw this.#http.badReply(path, `${where}[${k}] has no logprob for token ${token}`);
         out.push(lp);
       }
       return out;

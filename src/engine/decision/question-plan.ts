@@ -30,7 +30,7 @@ import { prependsOnly, tokenCuts } from '../model/token-cuts.ts';
  */
 export interface QuestionPlan {
   /** The state tokens this plan continues: the state prefix's own ids, or fewer where the question's first token merges into them. */
-  stateIds: number[];
+  stateIds: readonly number[];
   promptIds: number[];
   labels: LabelSurface[];
   paths: number[][];
@@ -51,31 +51,35 @@ export function planQuestion(
   const block = questionBlock(question);
   const before = block.text + frame.tail + frame.lead;
   const first = before + block.labels[0]!.surface;
-  let stateIds = [...prefixIds];
-  let rests = seamEncodings(lm, frame, before, block.labels);
+  const seam = frame.prefix.endsWith(SEAM) ? seamPlan(lm, before, block.labels) : null;
   let joint0: number[] | null = null;
-  let agrees = rests !== null && memo.joint.has(first);
-  if (rests && !agrees) {
+  let agrees = seam !== null && memo.joint.has(first);
+  if (seam && !agrees) {
     // The whole-prompt check, on the state's last characters when the tokenizer provably splits
     // there (token-cuts.ts): the same answer as encoding the whole prompt, at the cost of a window.
     if (memo.window === undefined) memo.window = stateWindow(lm, frame);
     const window = memo.window;
-    agrees = window !== null && windowAgrees(lm, window, first, rests[0]!);
+    agrees = window !== null && windowAgrees(lm, window, first, seam.rest0, memo);
     if (!agrees) {
       joint0 = lm.encode(frame.prefix + first, frame.addSpecialTokens);
-      agrees = equalIds(joint0, [...prefixIds, ...rests[0]!]);
+      agrees = equalIds(joint0, [...prefixIds, ...seam.rest0]);
     }
     if (agrees) memo.joint.add(first);
   }
-  if (!rests || !agrees) {
-    // The seam does not reproduce the joint tokenization: encode every label with the whole text.
-    joint0 ??= lm.encode(frame.prefix + first, frame.addSpecialTokens);
-    const full = [joint0, ...block.labels.slice(1).map((l) => lm.encode(frame.prefix + before + l.surface, frame.addSpecialTokens))];
-    let shared = prefixIds.length;
-    for (const ids of full) shared = Math.min(shared, commonPrefix(prefixIds, ids));
-    stateIds = prefixIds.slice(0, shared);
-    rests = full.map((ids) => ids.slice(shared));
-  }
+  // The seam reproduces the joint tokenization: the question's part of the plan is the seam's, whatever the state.
+  if (seam && agrees) return { stateIds: prefixIds, ...seam.part };
+  // It does not: encode every label with the whole text.
+  joint0 ??= lm.encode(frame.prefix + first, frame.addSpecialTokens);
+  const full = [joint0, ...block.labels.slice(1).map((l) => lm.encode(frame.prefix + before + l.surface, frame.addSpecialTokens))];
+  let shared = prefixIds.length;
+  for (const ids of full) shared = Math.min(shared, commonPrefix(prefixIds, ids));
+  return { stateIds: prefixIds.slice(0, shared), ...questionPart(block.labels, full.map((ids) => ids.slice(shared))) };
+}
+
+/** A plan less its state tokens: what follows from each label's tokens after the state (`rests`). */
+type QuestionPart = Omit<QuestionPlan, 'stateIds'>;
+
+function questionPart(labels: readonly LabelSurface[], rests: readonly (readonly number[])[]): QuestionPart {
   let common = Math.min(...rests.map((ids) => ids.length)) - 1;
   for (let i = 0; i < common; i++) {
     const token = rests[0]![i];
@@ -86,15 +90,60 @@ export function planQuestion(
   }
   const paths = rests.map((ids) => ids.slice(common));
   const answers: string[] = [];
-  for (const l of block.labels) if (!answers.includes(l.answer)) answers.push(l.answer);
+  for (const l of labels) if (!answers.includes(l.answer)) answers.push(l.answer);
   return {
-    stateIds,
     promptIds: rests[0]!.slice(0, common),
-    labels: block.labels,
+    labels: [...labels],
     paths,
     answers,
     scoring: planLabelScoring(paths),
   };
+}
+
+/**
+ * A question's plan after the seam (`seamEncodings`), for every state whose whole-prompt check
+ * passes: it depends on the question's text, the frame's tail and the labels alone, so it is
+ * kept per model (the most recent SEAM_PLAN_CACHE_SIZE) and shared by the plans that use it (its
+ * arrays frozen: read, never changed). A question asked again, of the same state or another, is
+ * neither encoded nor planned again. Null where the seam's tokens do not lead.
+ */
+interface SeamPlan {
+  /** The first label's tokens after the seam (what the whole-prompt check compares). */
+  rest0: readonly number[];
+  part: QuestionPart;
+}
+
+const SEAM_PLAN_CACHE_SIZE = 1024;
+const seamPlans = new WeakMap<object, Map<string, SeamPlan | null>>();
+
+function seamPlan(lm: Pick<TokenizerModel, 'encode'>, before: string, labels: readonly LabelSurface[]): SeamPlan | null {
+  let cache = seamPlans.get(lm);
+  if (!cache) seamPlans.set(lm, (cache = new Map()));
+  // Unambiguous: every label's answer and surface with its length, then the text.
+  let key = `${labels.length}`;
+  for (const l of labels) key += `:${l.answer.length}:${l.answer}${l.surface.length}:${l.surface}`;
+  key += `|${before}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const rests = seamEncodings(lm, before, labels);
+  let plan: SeamPlan | null = null;
+  if (rests) {
+    const part = questionPart(labels, rests);
+    for (const path of part.paths) Object.freeze(path);
+    for (const label of part.labels) Object.freeze(label);
+    Object.freeze(part.promptIds);
+    Object.freeze(part.paths);
+    Object.freeze(part.labels);
+    Object.freeze(part.answers);
+    plan = { rest0: Object.freeze(rests[0]!), part: Object.freeze(part) };
+  }
+  cache.set(key, plan);
+  if (cache.size > SEAM_PLAN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return plan;
 }
 
 /** How far back from the state prefix's end a window's cut is looked for (characters). */
@@ -133,25 +182,41 @@ const FIRST_REACH = 64;
  * compared, each read from the text up to `first[d]` (its look-ahead), less `first[d]`'s own tokens.
  * `first[d]`'s and the seam text's encodings do not depend on the state and are kept (`seamEncode`).
  */
-function windowAgrees(lm: Pick<TokenizerModel, 'encode'> & Partial<Pick<TokenizerModel, 'tokenizer'>>, window: StateWindow, first: string, rest: readonly number[]): boolean {
+function windowAgrees(
+  lm: Pick<TokenizerModel, 'encode'> & Partial<Pick<TokenizerModel, 'tokenizer'>>,
+  window: StateWindow,
+  first: string,
+  rest: readonly number[],
+  memo: StateMemo,
+): boolean {
   const cuts = lm.tokenizer ? tokenCuts(lm.tokenizer) : null;
   if (cuts?.standalone) {
     const seamed = SEAM + first;
     let d = 0;
     while (d < Math.min(first.length, FIRST_REACH) && !cuts.at(seamed, SEAM.length + d)) d++;
     if (d < Math.min(first.length, FIRST_REACH)) {
+      // A function of the window and `first[..d]` alone: kept per state for the questions that begin alike.
       const head = first.slice(0, d + 1);
-      const own = seamEncode(lm, first[d]!);
-      const seamIds = seamEncode(lm, SEAM);
-      const seamHead = seamEncode(lm, SEAM + head);
-      const windowHead = lm.encode(window.text + head, false);
-      const before = seamHead.length - own.length;
-      if (before >= seamIds.length && endsWith(seamHead, own) && endsWith(windowHead, own) && commonPrefix(seamIds, seamHead) === seamIds.length) {
-        return equalIds(windowHead.slice(0, windowHead.length - own.length), [...window.ids, ...seamHead.slice(seamIds.length, before)]);
-      }
+      memo.heads ??= new Map();
+      let known = memo.heads.get(head);
+      if (known === undefined) memo.heads.set(head, (known = headAgrees(lm, window, head)));
+      if (known !== null) return known;
     }
   }
   return equalIds(lm.encode(window.text + first, false), [...window.ids, ...rest]);
+}
+
+/** `windowAgrees` for a question that starts with `head`, whose last character follows a cut; null where the tokens do not allow the shortcut. */
+function headAgrees(lm: Pick<TokenizerModel, 'encode'>, window: StateWindow, head: string): boolean | null {
+  const own = seamEncode(lm, head[head.length - 1]!);
+  const seamIds = seamEncode(lm, SEAM);
+  const seamHead = seamEncode(lm, SEAM + head);
+  const windowHead = lm.encode(window.text + head, false);
+  const before = seamHead.length - own.length;
+  if (before >= seamIds.length && endsWith(seamHead, own) && endsWith(windowHead, own) && commonPrefix(seamIds, seamHead) === seamIds.length) {
+    return equalIds(windowHead.slice(0, windowHead.length - own.length), [...window.ids, ...seamHead.slice(seamIds.length, before)]);
+  }
+  return null;
 }
 
 function endsWith(ids: readonly number[], tail: readonly number[]): boolean {
@@ -161,8 +226,7 @@ function endsWith(ids: readonly number[], tail: readonly number[]): boolean {
 }
 
 /** Each label's tokens after the state prefix, from `SEAM + before + label` less the seam's tokens; null if the seam's tokens do not lead. */
-function seamEncodings(lm: Pick<TokenizerModel, 'encode'>, frame: PromptFrame, before: string, labels: readonly LabelSurface[]): number[][] | null {
-  if (!frame.prefix.endsWith(SEAM)) return null;
+function seamEncodings(lm: Pick<TokenizerModel, 'encode'>, before: string, labels: readonly LabelSurface[]): number[][] | null {
   const seamIds = seamEncode(lm, SEAM);
   const out: number[][] = [];
   for (const label of labels) {

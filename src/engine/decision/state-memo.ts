@@ -15,6 +15,8 @@ export interface StateMemo {
   readonly joint: Set<string>;
   /** The prefix's window for that check (question-plan.ts): unset until first needed, null where the tokenizer gives no cut. */
   window?: StateWindow | null;
+  /** That check's answer per question head (question-plan.ts `windowAgrees`): questions that begin alike share it. */
+  heads?: Map<string, boolean | null>;
 }
 
 /** The state prefix's text from one character before a cut (../model/token-cuts.ts) to its end, and that text's ids. */
@@ -37,6 +39,7 @@ export function stateMemo(lm: Pick<TokenizerModel, 'encode'>, prefix: string, ad
     memo.delete(key);
     memo.set(key, hit);
     if (hit.joint.size > JOINT_PER_STATE) hit.joint.clear();
+    if (hit.heads && hit.heads.size > JOINT_PER_STATE) hit.heads.clear();
     return hit;
   }
   const entry: StateMemo = { ids: lm.encode(prefix, addSpecialTokens), joint: new Set() };
