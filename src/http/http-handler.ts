@@ -1,7 +1,10 @@
 import { errorMessages, JevError } from '../contract/index.ts';
 import type { ClientSurface } from '../facade/jev-client.ts';
 import { errorReply } from './error-response.ts';
+import type { HttpRequest } from './http-request.ts';
 import { toResponse, type JsonReply } from './json-reply.ts';
+
+export type { HttpRequest } from './http-request.ts';
 import { normalizeBasePath } from './endpoint-matcher.ts';
 import { routes as defaultRoutes, type Route } from './routes.ts';
 
@@ -10,20 +13,6 @@ export interface HttpOptions {
   apiKey?: string | undefined;
   /** A prefix the endpoints are mounted under, e.g. `/jev` → `/jev/v1/chat/completions`. */
   basePath?: string | undefined;
-}
-
-/**
- * What the handler and its routes read of a request. A WHATWG Request is one; the Node server
- * passes a lighter one (src/server/node-adapter.ts) whose body it read whole (`wholeBody`).
- */
-export interface HttpRequest {
-  readonly url: string;
-  readonly method: string;
-  readonly headers: { get(name: string): string | null };
-  readonly signal: AbortSignal;
-  readonly body: ReadableStream<Uint8Array> | null;
-  /** The whole body, read before the handler ran: read-json-body.ts takes it instead of `body`. */
-  readonly wholeBody?: Uint8Array | null;
 }
 
 export interface HttpHandler {

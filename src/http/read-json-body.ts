@@ -1,5 +1,5 @@
 import { errorMessages, JevError, limits } from '../contract/index.ts';
-import type { HttpRequest } from './http-handler.ts';
+import type { HttpRequest } from './http-request.ts';
 
 /**
  * The request's JSON body: 415 unless it is declared JSON, 413 past the size limit (counted as

@@ -1,5 +1,5 @@
 import type { ClientSurface } from '../facade/jev-client.ts';
-import type { HttpRequest } from './http-handler.ts';
+import type { HttpRequest } from './http-request.ts';
 import { JsonReply } from './json-reply.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { sseStream, SSE_HEADERS } from './sse.ts';

@@ -3,60 +3,64 @@ import type { BackendKind } from './cli-args.ts';
 
 /**
  * One decision's log-probability reads: for each item, log P(ids[k] | ids[0..k)) for every k from
- * `from` to the end (`from` ≥ 1), where `ids` is `shared ++ own`. The items of one decision share
- * their state's tokens (`shared`, the same array): held once, not copied into every item.
+ * `from` to the end (`from` ≥ 1), where `ids` is its segments one after the other. The items of
+ * one decision share their state's tokens, and a question's continuations its prompt: a shared
+ * segment is the same array in each item, held once, not copied into every item.
  */
 export interface PromptLogProbItem {
-  /** The tokens every item of the request starts with (the same array in each). */
-  shared: readonly number[];
-  /** This item's own tokens after `shared`. */
-  own: readonly number[];
+  /** The item's tokens: `segments[0] ++ segments[1] ++ …`. */
+  segments: readonly (readonly number[])[];
   from: number;
 }
 
-/** An item's length in tokens (`shared ++ own`). */
-export const itemLength = (item: PromptLogProbItem): number => item.shared.length + item.own.length;
+/** An item's length in tokens. */
+export function itemLength(item: PromptLogProbItem): number {
+  let n = 0;
+  for (const s of item.segments) n += s.length;
+  return n;
+}
 
-/** An item's token at position `k` of `shared ++ own`. */
-export const itemToken = (item: PromptLogProbItem, k: number): number | undefined => (k < item.shared.length ? item.shared[k] : item.own[k - item.shared.length]);
+/** An item's token at position `k`. */
+export function itemToken(item: PromptLogProbItem, k: number): number | undefined {
+  for (const s of item.segments) {
+    if (k < s.length) return s[k];
+    k -= s.length;
+  }
+  return undefined;
+}
 
 /**
- * A JSON request body `head [ids of each item, as JSON lists] tail`, written as bytes. A decision's
- * items repeat the state's tokens (59 items of ~230 ids at Q = 16): the shared ids are written
- * once per request and copied into each item's place, digit by digit into one buffer, with no
- * string per id or per item.
+ * A JSON request body `head [each item's ids, as a JSON list] tail`, written as bytes. A decision's
+ * items repeat the state's ids (59 items of ~230 ids at Q = 16) and each question's prompt: a
+ * segment's text is written digit by digit once and copied into each item's place, and kept with
+ * its array (`segmentBytes`) for the next request that holds the same array (the state's memoized
+ * ids, a memoized question plan's prompt: state-memo.ts, question-plan.ts). No string per id,
+ * per item, or for the body.
  */
 export function idsBody(head: string, items: readonly PromptLogProbItem[], tail: string): Buffer {
-  // At most ID_BYTES per own id (its digits and a comma), the shared ids' exact length once per request.
+  const bytes = new Map<readonly number[], Buffer>();
   let size = Buffer.byteLength(head) + 2 + Buffer.byteLength(tail);
-  const copies = new Map<readonly number[], [start: number, end: number]>();
-  let sharedBytes = 0;
   for (const item of items) {
-    if (!copies.has(item.shared)) {
-      copies.set(item.shared, [0, 0]);
-      sharedBytes = Math.max(sharedBytes, item.shared.length * ID_BYTES);
+    size += 3; // `,[` … `]`
+    let n = 0;
+    for (const segment of item.segments) {
+      if (segment.length === 0) continue;
+      let b = bytes.get(segment);
+      if (b === undefined) bytes.set(segment, (b = segmentBytes(segment)));
+      size += b.length + (n++ > 0 ? 1 : 0);
     }
-    size += 4 + item.own.length * ID_BYTES;
   }
-  size += items.length * sharedBytes;
-  copies.clear();
   const out = Buffer.allocUnsafe(size);
   let at = out.write(head, 0, 'utf8');
   out[at++] = 0x5b; // [
   items.forEach((item, i) => {
     if (i > 0) out[at++] = 0x2c; // ,
     out[at++] = 0x5b;
-    const copy = copies.get(item.shared);
-    if (copy) {
-      at += out.copy(out, at, copy[0], copy[1]);
-    } else {
-      const start = at;
-      at = writeIds(out, at, item.shared);
-      copies.set(item.shared, [start, at]);
-    }
-    if (item.own.length > 0) {
-      if (item.shared.length > 0) out[at++] = 0x2c;
-      at = writeIds(out, at, item.own);
+    let n = 0;
+    for (const segment of item.segments) {
+      if (segment.length === 0) continue;
+      if (n++ > 0) out[at++] = 0x2c;
+      at += bytes.get(segment)!.copy(out, at);
     }
     out[at++] = 0x5d; // ]
   });
@@ -65,12 +69,16 @@ export function idsBody(head: string, items: readonly PromptLogProbItem[], tail:
   return out.subarray(0, at);
 }
 
-/** Bytes an id may take in idsBody: up to 7 digits (ids below 10^7: vocabularies hold a few 100 000) and its comma. */
-const ID_BYTES = 8;
-const MAX_ID = 9_999_999;
+/** Segments of at least this many ids keep their bytes with their array (weakly: gone with it). */
+const KEEP_FROM = 8;
+const kept = new WeakMap<readonly number[], Buffer>();
 
-/** Writes `ids` as JSON numbers joined by commas at `at`; returns the end. */
-function writeIds(out: Buffer, at: number, ids: readonly number[]): number {
+/** `ids` as JSON numbers joined by commas (token ids: integers ≥ 0). */
+function segmentBytes(ids: readonly number[]): Buffer {
+  const hit = kept.get(ids);
+  if (hit) return hit;
+  const out = Buffer.allocUnsafe(ids.length * ID_BYTES);
+  let at = 0;
   for (let i = 0; i < ids.length; i++) {
     if (i > 0) out[at++] = 0x2c;
     let id = ids[i]!;
@@ -82,8 +90,15 @@ function writeIds(out: Buffer, at: number, ids: readonly number[]): number {
       id = Math.floor(id / 10);
     } while (id > 0);
   }
-  return at;
+  const b = out.subarray(0, at);
+  // Kept only for arrays that cannot change under it (frozen, or the memo's: both read-only by contract).
+  if (ids.length >= KEEP_FROM && Object.isFrozen(ids)) kept.set(ids, b);
+  return b;
 }
+
+/** Bytes an id may take: up to 7 digits (ids below 10^7: vocabularies hold a few 100 000) and its comma. */
+const ID_BYTES = 8;
+const MAX_ID = 9_999_999;
 
 /** What the serving engine's tokenizer gives for a text, and its context length where it says. */
 export interface BackendTokenization {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { toJevError } from '../contract/errors.ts';
-import type { HttpRequest } from '../http/http-handler.ts';
+import type { HttpRequest } from '../http/http-request.ts';
 import { JsonReply } from '../http/json-reply.ts';
 
 /** What src/http's `createHttpHandler(...).respond` is: a request in, a Response or an unrendered JSON answer out. */

@@ -21,10 +21,10 @@ export function remoteScorer(model: TokenizerModel, backend: ServingBackend, ver
       const { prefixIds, plans } = planState(model, state, questions, param);
       const items: PromptLogProbItem[] = [];
       const spans = plans.map((plan) => {
-        // Each item is `prefixIds ++ own`: the state's ids are held once, not copied per continuation (backend.ts).
+        // Each item is `prefixIds ++ promptIds ++ continuation`, its segments shared with the other items, not copied (backend.ts).
         const from = prefixIds.length + plan.promptIds.length;
         const start = items.length;
-        for (const continuation of plan.scoring.continuations) items.push({ shared: prefixIds, own: plan.promptIds.concat(continuation), from });
+        for (const continuation of plan.scoring.continuations) items.push({ segments: [prefixIds, plan.promptIds, continuation], from });
         return { start, end: items.length };
       });
       signal?.throwIfAborted();

@@ -9,7 +9,7 @@ import type { TokenizerModel } from '../model/tokenizer-model.ts';
  * would give, because the key is the whole text that would be tokenized.
  */
 export interface StateMemo {
-  /** The state prefix's ids (shared: callers copy what they change). */
+  /** The state prefix's ids (shared and frozen: callers copy what they change). */
   readonly ids: readonly number[];
   /** Texts after the prefix (question block, tail, first label) whose joint tokenization equals prefix ids ++ their seam ids. */
   readonly joint: Set<string>;
@@ -42,7 +42,8 @@ export function stateMemo(lm: Pick<TokenizerModel, 'encode'>, prefix: string, ad
     if (hit.heads && hit.heads.size > JOINT_PER_STATE) hit.heads.clear();
     return hit;
   }
-  const entry: StateMemo = { ids: lm.encode(prefix, addSpecialTokens), joint: new Set() };
+  // Frozen: shared by every plan of this state (state-plan.ts), and kept with its JSON text by the server (src/server/backend.ts).
+  const entry: StateMemo = { ids: Object.freeze(lm.encode(prefix, addSpecialTokens)), joint: new Set() };
   memo.set(key, entry);
   if (memo.size > STATE_MEMO_SIZE) memo.delete(memo.keys().next().value!);
   return entry;

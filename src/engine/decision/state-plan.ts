@@ -7,7 +7,7 @@ import { stateMemo } from './state-memo.ts';
 /** A decision's token-level plan: the state tokens every question shares, and each question's plan after them. */
 export interface StatePlan {
   /** The state's tokens that every question continues unchanged (the prefix computed once). */
-  prefixIds: number[];
+  prefixIds: readonly number[];
   /** One plan per question, rebased on `prefixIds`: question i's prompt is `prefixIds ++ plans[i].promptIds`. */
   plans: QuestionPlan[];
 }
@@ -28,7 +28,8 @@ export function planState(lm: Pick<TokenizerModel, 'tokenizer' | 'encode' | 'con
   const planned = questions.map((q) => planQuestion(lm, frame, q, memo));
   const shared = Math.min(...planned.map((p) => p.stateIds.length));
   if (shared === 0) throw new Error('decide: no state token is shared by the questions');
-  const prefixIds = ownIds.slice(0, shared);
+  // The memo's own array where every question continues the whole state (read, never changed): the same array for the same state.
+  const prefixIds = shared === ownIds.length ? ownIds : ownIds.slice(0, shared);
   const plans = planned.map((p) => rebasePlan(p, shared));
   const longest = Math.max(...plans.map(questionSpan));
   if (prefixIds.length + longest > lm.contextLength) {
