@@ -21,6 +21,9 @@ export interface TabsPlan {
   counts: number[];
 }
 
+/** The pause between the memory-pressure signal and the reading. */
+const SETTLE_MS = 3000;
+
 const DECISION = { model: 'jev', state: 'The parcel arrived two weeks late and the box was crushed.', questions: { late: { type: 'noul', instructions: 'Was it late?' } } };
 
 /**
@@ -75,6 +78,16 @@ async function openTabs(site: string, mirror: ModelHost, plan: TabsPlan, share: 
     }
     const last = await pages.at(-1)!.evaluate(() => (window as unknown as { jevTab: { status(): Promise<{ sharing?: { tabs: number } }> } }).jevTab.status());
     const engines = pages.reduce((s, p) => s + p.workers().filter((w) => w.url().includes('engine.worker')).length, 0);
+    // Every configuration read alike, settled: a critical memory-pressure signal and a full GC in
+    // every tab, then a pause, so that a tab measured right after its decision (the last one) is
+    // not counted with garbage the others have had time to free.
+    for (const page of ctx.pages()) {
+      const cdp = await ctx.newCDPSession(page);
+      await cdp.send('Memory.simulatePressureNotification', { level: 'critical' });
+      await cdp.send('HeapProfiler.collectGarbage');
+      await cdp.detach();
+    }
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
     const procs = browserTree(profile).filter((p) => p.type === 'renderer');
     const renderers = procs.map((p) => p.rss).sort((a, b) => b - a);
     const pssEach = procs.map((p) => pss(p.pid));
