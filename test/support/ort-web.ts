@@ -26,6 +26,14 @@ export async function loadOrtWeb(): Promise<OrtWeb> {
 
 /** The logits of every position of `ids` from an empty cache (a model of `kvHeads` × `headDim` KV). */
 export async function promptLogits(ort: OrtWeb, session: OrtSession, ids: number[], kv: { kvHeads: number; headDim: number }, float16: boolean): Promise<number[]> {
+  return Array.from(await promptLogitsData(ort, session, ids, kv, float16));
+}
+
+/**
+ * `promptLogits` as a copy of the output's typed array (float32 values, or float16 bit patterns):
+ * for large vocabularies, where a number[] of every row costs more than the pass.
+ */
+export async function promptLogitsData(ort: OrtWeb, session: OrtSession, ids: number[], kv: { kvHeads: number; headDim: number }, float16: boolean): Promise<Float32Array | Uint16Array> {
   const feeds: Record<string, unknown> = {};
   for (const name of session.inputNames) {
     if (name === 'input_ids') feeds[name] = new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]);
@@ -35,7 +43,7 @@ export async function promptLogits(ort: OrtWeb, session: OrtSession, ids: number
     else feeds[name] = new ort.Tensor(float16 ? 'float16' : 'float32', float16 ? new Uint16Array(0) : new Float32Array(0), [1, kv.kvHeads, 0, kv.headDim]);
   }
   const out = await session.run(feeds);
-  const values = Array.from(out['logits']!.data);
+  const values = out['logits']!.data.slice();
   for (const t of Object.values(out)) t.dispose();
   return values;
 }
