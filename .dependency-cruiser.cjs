@@ -99,8 +99,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // bench/peers/dist: the built peers page, not source
-    exclude: { path: '(^|/)dist/' },
+    // dist/, dist-*/ (bench/dist, bench/peers/dist, a run's own JEV_BENCH_DIST): built pages, not source
+    exclude: { path: ['(^|/)dist/', '(^|/)dist-[a-z0-9]+/'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs'] },
