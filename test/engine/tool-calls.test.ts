@@ -73,6 +73,19 @@ function assemble(chunks: ChatCompletionChunk[]): Call[] {
 
 const withoutIds = (calls: readonly Call[]) => calls.map((c) => c.function);
 
+/**
+ * One engine per generated model for the whole file, loaded when first asked for and disposed at the
+ * end: a load is seconds (tokenizer, session), and an engine compiles the tools' grammar once.
+ */
+const engines = new Map<string, Promise<Engine>>();
+function engineOf(family: string): Promise<Engine> {
+  if (!engines.has(family)) engines.set(family, loadEngine(GENERATED, family));
+  return engines.get(family)!;
+}
+afterAll(async () => {
+  for (const loading of engines.values()) await (await loading.catch(() => null))?.languageModel?.dispose();
+});
+
 describe('ToolCallStream', () => {
   const tags = ['get_weather', 'add'].map((name) => ({ name, ...callTags('hermes', name) }));
   const reply = 'Let me check. <tool_call>\n{"name": "get_weather", "arguments": {"city": "x}\\n</tool_call>", "unit": "celsius"}}\n</tool_call>\n<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": {"c": []}}}\n</tool_call>\n';
@@ -149,11 +162,8 @@ for (const family of FAMILIES) {
     const chat = (body: Record<string, unknown>, onChunk?: (c: ChatCompletionChunk) => void, call = handle()) =>
       engine.chat({ model: 'jev', messages: ASK, tools: TOOLS, max_tokens: 100, reasoning_effort: 'none', ...body }, call, onChunk) as Promise<ChatCompletion>;
     beforeAll(async () => {
-      engine = await loadEngine(GENERATED, family);
+      engine = await engineOf(family);
     }, 120_000);
-    afterAll(async () => {
-      await engine?.languageModel?.dispose();
-    });
 
     it(`writes calls in the ${STYLES[family]} format`, () => {
       expect(toolStyleOf(chatTemplateOf(engine.languageModel!.tokenizer))).toBe(STYLES[family]);
@@ -202,21 +212,17 @@ describe.skipIf(!present('tiny-random-qwen2') || !present('tiny-random-llama'))(
   it('parallel_tool_calls: several calls in one reply where the format allows; false: exactly one', async () => {
     // Qwen's own format, and the fallback prompt's (on the small vocabulary: more tokens per call).
     for (const [family, maxTokens] of [['tiny-random-qwen2', 200], ['tiny-random-llama', 400]] as const) {
-      const engine = await loadEngine(GENERATED, family);
-      try {
-        let most = 0;
-        for (let seed = 0; seed < 4; seed++) {
-          const body = { model: 'jev', messages: ASK, tools: TOOLS, tool_choice: 'required', temperature: 1, seed, max_tokens: maxTokens };
-          const res = (await engine.chat(body, handle())) as ChatCompletion;
-          most = Math.max(most, expectValidCalls(res).length);
-          const one = (await engine.chat({ ...body, parallel_tool_calls: false }, handle())) as ChatCompletion;
-          expect(one.choices[0]!.finish_reason).toBe('tool_calls');
-          expect(expectValidCalls(one)).toHaveLength(1);
-        }
-        expect(most, family).toBeGreaterThan(1);
-      } finally {
-        await engine.languageModel?.dispose();
+      const engine = await engineOf(family);
+      let most = 0;
+      for (let seed = 0; seed < 4; seed++) {
+        const body = { model: 'jev', messages: ASK, tools: TOOLS, tool_choice: 'required', temperature: 1, seed, max_tokens: maxTokens };
+        const res = (await engine.chat(body, handle())) as ChatCompletion;
+        most = Math.max(most, expectValidCalls(res).length);
+        const one = (await engine.chat({ ...body, parallel_tool_calls: false }, handle())) as ChatCompletion;
+        expect(one.choices[0]!.finish_reason).toBe('tool_calls');
+        expect(expectValidCalls(one)).toHaveLength(1);
       }
+      expect(most, family).toBeGreaterThan(1);
     }
   }, 300_000);
 });
@@ -224,11 +230,8 @@ describe.skipIf(!present('tiny-random-qwen2') || !present('tiny-random-llama'))(
 describe.skipIf(!present('tiny-random-qwen2'))('a tool result turn (tiny-random-qwen2)', () => {
   let engine: Engine;
   beforeAll(async () => {
-    engine = await loadEngine(GENERATED, 'tiny-random-qwen2');
+    engine = await engineOf('tiny-random-qwen2');
   }, 120_000);
-  afterAll(async () => {
-    await engine?.languageModel?.dispose();
-  });
 
   it('the call and its result are rendered by the template, the first turn is reused from the prefix cache, and the engine answers', async () => {
     const first = (await engine.chat({ model: 'jev', messages: ASK, tools: TOOLS, tool_choice: 'required', temperature: 0, max_tokens: 60, parallel_tool_calls: false }, handle())) as ChatCompletion;
@@ -270,30 +273,22 @@ describe.skipIf(!present('tiny-random-llama3') || !present('tiny-random-gemma3')
   const history: ChatMessage[] = [...ASK, { role: 'assistant', content: '', tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_1', content: 'sunny' }];
 
   it('Llama 3.x: the tools in its own words, the call as its JSON, the result as ipython', async () => {
-    const engine = await loadEngine(GENERATED, 'tiny-random-llama3');
-    try {
-      const text = chatPrompt(engine.languageModel!, history, { tools: TOOLS as unknown as ChatTool[] }).text;
-      expect(text).toContain('"name": "get_weather"');
-      expect(text).toContain('{"name": "get_weather", "parameters": {"city": "Paris", "unit": "celsius"}}');
-      expect(text).toContain('ipython');
-    } finally {
-      await engine.languageModel?.dispose();
-    }
+    const engine = await engineOf('tiny-random-llama3');
+    const text = chatPrompt(engine.languageModel!, history, { tools: TOOLS as unknown as ChatTool[] }).text;
+    expect(text).toContain('"name": "get_weather"');
+    expect(text).toContain('{"name": "get_weather", "parameters": {"city": "Paris", "unit": "celsius"}}');
+    expect(text).toContain('ipython');
   });
 
   it('a template without tools (Gemma 3): the fallback prompt, the call in its text, the result as a user turn', async () => {
-    const engine = await loadEngine(GENERATED, 'tiny-random-gemma3');
-    try {
-      const text = chatPrompt(engine.languageModel!, history, { tools: TOOLS as unknown as ChatTool[] }).text;
-      expect(text).toContain(FALLBACK_TOOL_PROMPT.slice(0, 40));
-      expect(text).toContain('"name":"add"');
-      expect(text).toContain('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool_call>');
-      expect(text).toContain('<tool_response>\nsunny\n</tool_response>');
-      const without = chatPrompt(engine.languageModel!, history, {}).text;
-      expect(without).not.toContain(FALLBACK_TOOL_PROMPT.slice(0, 40));
-      expect(without).toContain('<tool_response>\nsunny\n</tool_response>');
-    } finally {
-      await engine.languageModel?.dispose();
-    }
+    const engine = await engineOf('tiny-random-gemma3');
+    const text = chatPrompt(engine.languageModel!, history, { tools: TOOLS as unknown as ChatTool[] }).text;
+    expect(text).toContain(FALLBACK_TOOL_PROMPT.slice(0, 40));
+    expect(text).toContain('"name":"add"');
+    expect(text).toContain('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool_call>');
+    expect(text).toContain('<tool_response>\nsunny\n</tool_response>');
+    const without = chatPrompt(engine.languageModel!, history, {}).text;
+    expect(without).not.toContain(FALLBACK_TOOL_PROMPT.slice(0, 40));
+    expect(without).toContain('<tool_response>\nsunny\n</tool_response>');
   });
 });
