@@ -235,9 +235,20 @@ describe('real chat templates', () => {
     expect(renderChatTemplate(gemma3, [{ role: 'user', content: U }], { enableThinking: false })).toBe(renderChatTemplate(gemma3, [{ role: 'user', content: U }]));
   });
 
+  /**
+   * A second Gemma 3 tokenizer whose template the tests below replace (each sets its own before use):
+   * loaded once, its 262k-token vocabulary takes seconds to build.
+   */
+  let reshaped: Promise<PreTrainedTokenizer> | null = null;
+  const gemmaWithTemplate = async (template: string) => {
+    reshaped ??= tokenizerOf('gemma-reshaped', pkg('gemma3', 'tokenizer.json'), pkg('gemma3', 'tokenizer_config.json'));
+    const tok = await reshaped;
+    (tok as unknown as { chat_template: string }).chat_template = template;
+    return tok;
+  };
+
   it('a template that raises on a system message (Gemma 2) or drops it gets the system text folded into the first user turn', async () => {
-    const gemma2 = await tokenizerOf('gemma2-shape', pkg('gemma3', 'tokenizer.json'), pkg('gemma3', 'tokenizer_config.json'));
-    (gemma2 as unknown as { chat_template: string }).chat_template = GEMMA2_TEMPLATE;
+    const gemma2 = await gemmaWithTemplate(GEMMA2_TEMPLATE);
     const msgs: ChatMessage[] = [{ role: 'system', content: S }, { role: 'user', content: U }, { role: 'assistant', content: A }, { role: 'user', content: U2 }];
     expect(() => raw(gemma2, msgs)).toThrow(/System role not supported/);
     expect(templateHasSystemRole(gemma2)).toBe(false);
@@ -256,8 +267,7 @@ describe('real chat templates', () => {
   });
 
   it('a template that refuses even the normalized conversation is a 400 naming messages', async () => {
-    const strict = await tokenizerOf('strict', pkg('gemma3', 'tokenizer.json'), pkg('gemma3', 'tokenizer_config.json'));
-    (strict as unknown as { chat_template: string }).chat_template = "{{ raise_exception('never') }}";
+    const strict = await gemmaWithTemplate("{{ raise_exception('never') }}");
     let err: unknown = null;
     try {
       renderChatTemplate(strict, [{ role: 'user', content: U }]);
@@ -303,11 +313,20 @@ for (const family of FAMILIES) {
       await lm?.dispose();
     });
 
+    /**
+     * The argmax of `referenceLogProbs` per token sequence: a pure function of the ids on this model,
+     * so the tests that walk the same greedy path (the chat prompt, with and without stop tokens)
+     * compute each full pass once.
+     */
+    const referenceArgmax = new Map<string, number>();
     /** An independent greedy loop: a full-prompt forward pass per token (no cache), argmax of a float64 softmax. */
     async function referenceGreedy(prompt: number[], steps: number, stopSet = stops): Promise<{ tokens: number[]; stopped: boolean }> {
       const tokens: number[] = [];
       for (let i = 0; i < steps; i++) {
-        const token = argmax(await referenceLogProbs(lm, [...prompt, ...tokens]));
+        const ids = [...prompt, ...tokens];
+        const key = ids.join(',');
+        if (!referenceArgmax.has(key)) referenceArgmax.set(key, argmax(await referenceLogProbs(lm, ids)));
+        const token = referenceArgmax.get(key)!;
         if (stopSet.has(token)) return { tokens, stopped: true };
         tokens.push(token);
       }
