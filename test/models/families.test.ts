@@ -126,6 +126,9 @@ describe.each(FAMILY_SPECS.map((s) => [s.name, s] as const))('%s', (name, spec) 
   let q4: PreTrainedModel;
   let weights: FamilyWeights;
   let ids: number[];
+  /** The float64 reference of the fp32 weights over `ids`: a pure function of them, computed once for the tests that compare with it. */
+  let fullReference: Float64Array[] | null = null;
+  const reference = () => (fullReference ??= referenceFamilyForward(spec, weights, ids));
 
   beforeAll(async () => {
     tok = await AutoTokenizer.from_pretrained(name);
@@ -216,7 +219,7 @@ describe.each(FAMILY_SPECS.map((s) => [s.name, s] as const))('%s', (name, spec) 
 
   it('fp32 logits equal the float64 reference at every position (1e-4)', async () => {
     expect(ids.length).toBeGreaterThan(spec.slidingWindow ?? 0);
-    const ref = referenceFamilyForward(spec, weights, ids);
+    const ref = reference();
     const out = await run(fp32, { input_ids: i64([ids]), attention_mask: i64([ids.map(() => 1)]), position_ids: i64([ids.map((_, i) => i)]) });
     for (let p = 0; p < ids.length; p++) expect(maxAbsDiff(row(out['logits'] as Tensor, p), ref[p] as Float64Array)).toBeLessThan(TOL);
     // transformers.js' own position ids (1-based for gemma3_text) give the same logits: RoPE is relative
@@ -227,7 +230,7 @@ describe.each(FAMILY_SPECS.map((s) => [s.name, s] as const))('%s', (name, spec) 
 
   it('decoding with the KV cache equals the reference (1e-4)', async () => {
     const n = ids.length - 3;
-    const ref = referenceFamilyForward(spec, weights, ids);
+    const ref = reference();
     let out = await run(fp32, { input_ids: i64([ids.slice(0, n)]), attention_mask: i64([ids.slice(0, n).map(() => 1)]) });
     for (let p = n; p < ids.length; p++) {
       const entries: Record<string, Tensor> = {};
