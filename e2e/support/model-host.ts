@@ -1,5 +1,5 @@
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { join, normalize, sep } from 'node:path';
 
 /**
@@ -21,6 +21,13 @@ export interface ModelHostOptions {
   rewrite?: (path: string, body: Buffer) => Buffer;
   /** Files whose answer breaks off halfway (the connection drops after half the bytes). */
   breakOff?: (path: string, range?: string) => boolean;
+  /**
+   * With `breakOff`: after half the bytes, hold the connection open until `cut()`, instead of
+   * dropping it 50 ms later. A browser that hears of the failure before its page has read the
+   * bytes drops them (Chromium errors the body at once), so a test that needs the half received
+   * waits for the page to report it, then cuts.
+   */
+  holdBreaks?: boolean;
   /** Extra headers for a file's answer (e.g. the hub's `X-Linked-ETag`, its SHA-256). */
   headers?: (path: string) => Record<string, string>;
   /** Answer `Range: bytes=N-` with 206 and the rest, as the hub does (default false: such a host ignores it and sends the whole file). */
@@ -35,6 +42,8 @@ export interface ModelHost {
   requests: string[];
   /** Every request that carried a `Range` header: the path, the header, and the status answered. */
   ranged: { path: string; range: string; status: number }[];
+  /** Drops the connections held open by `holdBreaks`; returns how many. */
+  cut(): number;
   close(): Promise<void>;
 }
 
@@ -42,6 +51,7 @@ export async function startModelHost(roots: readonly string[], port = 0, options
   const cors = options.cors ?? true;
   const requests: string[] = [];
   const ranged: ModelHost['ranged'] = [];
+  const held = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     requests.push(`${req.method} ${url.pathname}`);
@@ -74,8 +84,8 @@ export async function startModelHost(roots: readonly string[], port = 0, options
     body = body.subarray(from);
     res.writeHead(status, { 'Content-Type': type, 'Content-Length': String(body.byteLength), ...partial, ...options.headers?.(path) });
     if (breaking) {
-      res.write(body.subarray(0, body.byteLength >> 1), () => setTimeout(() => res.destroy(), 50));
-      return;
+      if (options.holdBreaks) return void res.write(body.subarray(0, body.byteLength >> 1), () => held.add(res));
+      return void res.write(body.subarray(0, body.byteLength >> 1), () => setTimeout(() => res.destroy(), 50));
     }
     res.end(req.method === 'HEAD' ? undefined : body);
   });
@@ -87,6 +97,12 @@ export async function startModelHost(roots: readonly string[], port = 0, options
     roots,
     requests,
     ranged,
+    cut: () => {
+      const n = held.size;
+      for (const res of held) res.destroy();
+      held.clear();
+      return n;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
