@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startModelHost, type ModelHost } from './support/model-host.ts';
-import { GENERATED, PREVIEW_PORT } from './support/env.ts';
+import { EXTRA_PORT, GENERATED } from './support/env.ts';
 
 /**
  * The playground's chat with a thinking model, in Chromium on wasm: the generated Qwen3 (random
@@ -30,7 +30,7 @@ test.beforeAll(async () => {
   expect(config.chat_template).toContain(generation);
   config.chat_template = config.chat_template.replace(generation, "{{- '<|im_start|>assistant\\n<think>\\n' }}");
   writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(config));
-  mirror = await startModelHost([root], PREVIEW_PORT + 7);
+  mirror = await startModelHost([root], EXTRA_PORT.reasoningMirror);
 });
 
 test.afterAll(async () => {
