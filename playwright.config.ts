@@ -6,9 +6,13 @@ export default defineConfig({
   testMatch: '**/*.spec.ts',
   // The screenshot writer is a tool, not a test: it runs only when asked for.
   testIgnore: process.env['UPDATE_SCREENSHOTS'] === '1' ? [] : ['**/playground-screenshots.spec.ts'],
-  timeout: 180_000,
+  // Generous: a test that hangs still fails, and two workers share 2 cores (with a CPU hog beside them in one CI drill).
+  timeout: 300_000,
   expect: { timeout: 60_000 },
-  workers: 1,
+  // Two spec files at a time: a test spends most of its time in one page's engine worker (one
+  // wasm thread busy), so two keep 2 cores busy. Specs share only the preview server and the
+  // mirror; the extra servers' ports are offset per worker (e2e/support/env.ts).
+  workers: 2,
   retries: 0,
   reporter: [['list']],
   globalSetup: './e2e/support/global-setup.ts',
