@@ -6,13 +6,15 @@ export default defineConfig({
   testMatch: '**/*.spec.ts',
   // The screenshot writer is a tool, not a test: it runs only when asked for.
   testIgnore: process.env['UPDATE_SCREENSHOTS'] === '1' ? [] : ['**/playground-screenshots.spec.ts'],
-  // Generous: a test that hangs still fails, and two workers share 2 cores (with a CPU hog beside them in one CI drill).
+  // Generous: a test that hangs still fails, later; a loaded machine (a CPU hog beside CI) slows every test.
   timeout: 300_000,
   expect: { timeout: 60_000 },
-  // Two spec files at a time: a test spends most of its time in one page's engine worker (one
-  // wasm thread busy), so two keep 2 cores busy. Specs share only the preview server and the
-  // mirror; the extra servers' ports are offset per worker (e2e/support/env.ts).
-  workers: 2,
+  // One spec file at a time. A page already keeps both cores busy (the engine runs one wasm
+  // thread per core, beside the renderer and the GPU process): with two workers each test took
+  // about twice as long (docs/reliability.md, "Where CI's time goes"). Specs share only the
+  // preview server and the mirror, and the extra servers' ports are offset per worker
+  // (e2e/support/env.ts), so more workers are safe where there are more cores.
+  workers: 1,
   retries: 0,
   reporter: [['list']],
   globalSetup: './e2e/support/global-setup.ts',
