@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { AutoConfig, AutoTokenizer, env } from '@huggingface/transformers';
 import { JevError } from '../contract/index.ts';
 import { applyRuntimeConfig } from '../engine/load/runtime-env.ts';
+import { byteLevelAscii } from '../engine/model/byte-level-ascii.ts';
 import { tokenizerModel, type TokenizerModel } from '../engine/model/tokenizer-model.ts';
 
 /**
@@ -18,6 +19,7 @@ export async function loadServedModel(model: string, host: string): Promise<Toke
   env.useFSCache = false;
   try {
     const [tokenizer, config] = await Promise.all([AutoTokenizer.from_pretrained(model), AutoConfig.from_pretrained(model)]);
+    byteLevelAscii(tokenizer); // the same ids as the browser's, which does the same (byte-level-ascii.ts)
     return tokenizerModel(model, tokenizer, config);
   } catch (e) {
     const where = folder ? `${folder}/${model}` : `${host.replace(/\/+$/, '')}/${model}/resolve/main/`;
