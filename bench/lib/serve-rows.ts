@@ -99,7 +99,8 @@ export async function measureServe(options: { model: string; reps: number; state
         for (const kind of ['same', 'new'] as const) {
           // A new state on vLLM: the loopback prefills every continuation (seconds at Q = 16), so fewer repetitions.
           const reps = kind === 'new' && backend === 'vllm' ? Math.min(options.reps, 10) : options.reps;
-          const bodyOf = (rep: number) => JSON.stringify({ model: 'jev', state: kind === 'same' ? state : `${state}(Case ${rep + 2}.)`, questions });
+          // A new state is new to every row too (`Q`: the rows before this one never saw it).
+          const bodyOf = (rep: number) => JSON.stringify({ model: 'jev', state: kind === 'same' ? state : `${state}(Case ${q}-${rep + 2}.)`, questions });
           rows.push(await measureOne({ server: server.url, warmer: kind === 'new' ? warmer.url : null, loopback, bodyOf, reps }, { backend, model: options.model, questions: q, state: kind, state_tokens: stateTokens }, options.log));
         }
       }
