@@ -195,7 +195,8 @@ async function measureOne(x: Setup, row: Pick<ServeResult, 'backend' | 'model' |
 }
 
 /** The serve rows alone, written as JSON (`npm run bench -- --only serve --json FILE`). */
-export async function runServeOnly(json: string, log: (...a: unknown[]) => void, repo: string, reps = 20): Promise<void> {
+// 200: at 40 a few slow repetitions on a shared machine moved a median by a few tenths of a millisecond (docs/scale-out.md).
+export async function runServeOnly(json: string, log: (...a: unknown[]) => void, repo: string, reps = 200): Promise<void> {
   const serve = await measureServe({ model: 'tiny-random-llama', reps, stateSentences: 8, log });
   const result = { schema: 'jev-bench/1', machine: machineDescription(), commit: commitId(repo), date: new Date().toISOString(), serve };
   mkdirSync(dirname(json), { recursive: true });
