@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { byteLevelAscii } from '../../src/engine/model/byte-level-ascii.ts';
+import { byteLevelAscii, byteLevelPreTokenizers } from '../../src/engine/model/byte-level-ascii.ts';
 import type { TokenizerModel } from '../../src/engine/model/tokenizer-model.ts';
 import { loadServedModel } from '../../src/server/served-model.ts';
 import { GENERATED, TINYSTORIES, VENDORED } from '../support/models.ts';
@@ -36,17 +36,9 @@ const texts = fc.oneof(
   fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 120 }),
 );
 
-/** The ByteLevel pre-tokenizers of a loaded tokenizer (transformers.js 4 keeps the pipeline in `_tokenizer`). */
+/** The ByteLevel pre-tokenizers of a loaded tokenizer, as the module finds them (their count is checked against tokenizer.json below). */
 function byteLevels(lm: TokenizerModel): Array<Record<string, unknown>> {
-  const found: Array<Record<string, unknown>> = [];
-  const visit = (p: unknown) => {
-    if (!p) return;
-    const o = p as Record<string, unknown>;
-    if ('byte_encoder' in o) found.push(o);
-    if (Array.isArray(o['tokenizers'])) (o['tokenizers'] as unknown[]).forEach(visit);
-  };
-  visit((lm.tokenizer as unknown as { _tokenizer: { pre_tokenizer: unknown } })._tokenizer.pre_tokenizer);
-  return found;
+  return byteLevelPreTokenizers(lm.tokenizer) as unknown as Array<Record<string, unknown>>;
 }
 
 for (const m of MODELS) {

@@ -12,7 +12,7 @@ import type { PreTrainedTokenizer } from '@huggingface/transformers';
  */
 
 /** The fields of transformers.js' ByteLevel pre-tokenizer this reads (duck-typed: the web build's class names are not kept). */
-interface ByteLevelLike {
+export interface ByteLevelLike {
   add_prefix_space: boolean;
   use_regex: boolean;
   pattern: RegExp;
@@ -29,23 +29,31 @@ function isByteLevel(x: unknown): x is ByteLevelLike {
   return typeof o.pre_tokenize_text === 'function' && o.pattern instanceof RegExp && typeof o.byte_encoder === 'object' && o.byte_encoder !== null && typeof o.use_regex === 'boolean' && typeof o.add_prefix_space === 'boolean' && o.text_encoder instanceof TextEncoder;
 }
 
-/** Every ByteLevel pre-tokenizer in `tokenizer` (alone, or inside a Sequence) gets the ASCII path. Returns how many. */
-export function byteLevelAscii(tokenizer: PreTrainedTokenizer): number {
-  let count = 0;
+/**
+ * The ByteLevel pre-tokenizers of `tokenizer`, alone or inside a Sequence, in pipeline order.
+ * transformers.js 4 keeps the pipeline in `_tokenizer` (@huggingface/tokenizers); earlier versions on the tokenizer itself.
+ */
+export function byteLevelPreTokenizers(tokenizer: PreTrainedTokenizer): ByteLevelLike[] {
+  const found: ByteLevelLike[] = [];
   const visit = (pre: unknown): void => {
     if (!pre) return;
     if (isByteLevel(pre)) {
-      if (!(pre as unknown as Record<symbol, boolean>)[PATCHED]) install(pre);
-      count++;
+      found.push(pre);
       return;
     }
     const inner = (pre as { tokenizers?: unknown }).tokenizers;
     if (Array.isArray(inner)) inner.forEach(visit);
   };
-  // transformers.js 4 keeps the pipeline in `_tokenizer` (@huggingface/tokenizers); earlier versions on the tokenizer itself.
   const t = tokenizer as unknown as { pre_tokenizer?: unknown; _tokenizer?: { pre_tokenizer?: unknown } };
   visit(t._tokenizer?.pre_tokenizer ?? t.pre_tokenizer);
-  return count;
+  return found;
+}
+
+/** Every ByteLevel pre-tokenizer in `tokenizer` gets the ASCII path, once. Returns how many there are. */
+export function byteLevelAscii(tokenizer: PreTrainedTokenizer): number {
+  const found = byteLevelPreTokenizers(tokenizer);
+  for (const pre of found) if (!(pre as unknown as Record<symbol, boolean>)[PATCHED]) install(pre);
+  return found.length;
 }
 
 function install(pre: ByteLevelLike): void {
