@@ -61,8 +61,13 @@ export interface PeersSession {
 }
 
 export interface OpenOptions {
-  /** Build the page first (default: when bench/peers/dist is missing). */
+  /** Build the page first (default: when `dist` has no page yet). */
   build?: boolean;
+  /**
+   * The folder the page is built into and served from (default bench/peers/dist, or
+   * `$JEV_PEERS_DIST`). Tests that run side by side (vitest's forks) each pass one of their own.
+   */
+  dist?: string;
   /** Model roots to serve under /models/ (default: <repo>/models, <repo>/vendor/models). */
   roots?: readonly string[];
   /** Echo page console output to stderr. */
@@ -70,9 +75,13 @@ export interface OpenOptions {
 }
 
 /** Builds (if needed) and serves the page, then opens it in a new page of `browser`. */
+/** How long the peers page may take to define `window.peers` (seconds on this machine; minutes under a CPU hog stay far below it). */
+const PAGE_START_MS = 120_000;
+
 export async function openPeersPage(browser: Browser, opts: OpenOptions = {}): Promise<PeersSession> {
-  if (opts.build ?? !existsSync(join(PEERS_DIST, 'index.html'))) await buildPeersPage();
-  const server = await servePeers(PEERS_DIST, opts.roots ?? MODEL_ROOTS);
+  const dist = opts.dist ?? PEERS_DIST;
+  if (opts.build ?? !existsSync(join(dist, 'index.html'))) await buildPeersPage(dist);
+  const server = await servePeers(dist, opts.roots ?? MODEL_ROOTS);
   const context = await browser.newContext();
   const page = await context.newPage();
   const lines: string[] = [];
@@ -86,7 +95,12 @@ export async function openPeersPage(browser: Browser, opts: OpenOptions = {}): P
   });
   page.setDefaultTimeout(0);
   await page.goto(server.url);
-  await page.waitForFunction(() => !!(window as unknown as { peers?: unknown }).peers);
+  // Bounded: a page that cannot start (a file missing from its folder) fails here, saying so, not at the test's timeout.
+  await page
+    .waitForFunction(() => !!(window as unknown as { peers?: unknown }).peers, undefined, { timeout: PAGE_START_MS })
+    .catch((e: unknown) => {
+      throw new Error(`the peers page (${dist}) did not start within ${PAGE_START_MS / 1000} s: ${e instanceof Error ? e.message : String(e)}\n${lines.join('\n')}`);
+    });
   const call = peersCall(page);
   const info = await call('info');
   if (!info.crossOriginIsolated) throw new Error('the peers page is not cross-origin isolated (COOP/COEP headers missing?)');

@@ -284,8 +284,8 @@ export async function checkAgreement(s: PeersSession, model: PeerModel, opts: Ch
 }
 
 /** Opens a page in `browser` and checks each model in turn. */
-export async function checkModels(browser: Browser, models: readonly string[], opts: Omit<CheckOptions, 'dtype'> & { dtypes?: readonly PeerDtype[]; build?: boolean; verbose?: boolean } = {}): Promise<AgreementResult[]> {
-  const s = await openPeersPage(browser, { ...(opts.build !== undefined ? { build: opts.build } : {}), ...(opts.verbose ? { verbose: true } : {}) });
+export async function checkModels(browser: Browser, models: readonly string[], opts: Omit<CheckOptions, 'dtype'> & { dtypes?: readonly PeerDtype[]; build?: boolean; dist?: string; verbose?: boolean } = {}): Promise<AgreementResult[]> {
+  const s = await openPeersPage(browser, { ...(opts.build !== undefined ? { build: opts.build } : {}), ...(opts.dist ? { dist: opts.dist } : {}), ...(opts.verbose ? { verbose: true } : {}) });
   try {
     const out: AgreementResult[] = [];
     for (const name of models) {

@@ -15,10 +15,14 @@ export const PEERS_DIST = process.env['JEV_PEERS_DIST'] ? resolve(ROOT, process.
 
 export { MODEL_ROOTS, REPO } from '../../scripts/models/roots.ts';
 
-/** Builds bench/peers/page into bench/peers/dist (onnxruntime-web and wllama runtime files self-hosted). */
-export async function buildPeersPage(): Promise<string> {
-  await build({ configFile: join(PEERS_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: PEERS_DIST } });
-  return PEERS_DIST;
+/**
+ * Builds bench/peers/page into `outDir` (bench/peers/dist by default; onnxruntime-web and wllama
+ * runtime files self-hosted). Two processes must not build into, or serve, the same folder at once:
+ * a build rewrites it under a page still loading from it, which then never starts.
+ */
+export async function buildPeersPage(outDir = PEERS_DIST): Promise<string> {
+  await build({ configFile: join(PEERS_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir } });
+  return outDir;
 }
 
 /** Serves `dist` at / and the model roots at /models/. Port 0 picks a free one. */

@@ -11,7 +11,8 @@
  * CPU GELU works in f16 (a test below measures what that alone does to this model's log-probs).
  * The browser check is skipped where no Chromium is installed; the layout checks below it are not.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,14 +40,18 @@ const GEMMA3_BOUND = 5e-3;
 const ALIASES = ['qwen2', 'qwen3', 'llama3', 'phi3', 'gemma3'];
 
 let browser: Browser;
+/** The peers page's folder, this file's own: vitest's other fork may be building its copy at the same time. */
+let dist: string;
 
 describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the family models', () => {
   beforeAll(async () => {
+    dist = mkdtempSync(join(tmpdir(), 'jev-peers-'));
     await generateModels({ only: ALIASES });
     browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
+    if (dist) rmSync(dist, { recursive: true, force: true });
   });
 
   const expectAgreement = (results: Awaited<ReturnType<typeof checkModels>>, models: string[], bound: number) => {
@@ -64,11 +69,11 @@ describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the family 
   };
 
   it(`agrees on tokenization, greedy tokens and log-probs (within ${DEFAULT_BOUND})`, async () => {
-    expectAgreement(await checkModels(browser, FAMILIES, { build: true, steps: 24 }), FAMILIES, DEFAULT_BOUND);
+    expectAgreement(await checkModels(browser, FAMILIES, { build: true, dist, steps: 24 }), FAMILIES, DEFAULT_BOUND);
   }, 600_000);
 
   it(`gemma3: agrees on tokenization, greedy tokens and log-probs (within ${GEMMA3_BOUND}, f16 GELU)`, async () => {
-    expectAgreement(await checkModels(browser, ['tiny-random-gemma3'], { steps: 24, bound: GEMMA3_BOUND, topK: 5 }), ['tiny-random-gemma3'], GEMMA3_BOUND);
+    expectAgreement(await checkModels(browser, ['tiny-random-gemma3'], { dist, steps: 24, bound: GEMMA3_BOUND, topK: 5 }), ['tiny-random-gemma3'], GEMMA3_BOUND);
   }, 300_000);
 });
 

@@ -8,6 +8,9 @@
  * top-10 within the measured bound of each dtype (QUANT_BOUNDS: the two runtimes round the
  * activations differently). Skipped where no Chromium is installed.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
@@ -16,18 +19,22 @@ import { generateModels } from '../../scripts/models/generate-models.ts';
 
 
 let browser: Browser;
+/** The peers page's folder, this file's own: vitest's other fork may be building its copy at the same time. */
+let dist: string;
 
 describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the same quantized weights', () => {
   beforeAll(async () => {
+    dist = mkdtempSync(join(tmpdir(), 'jev-peers-'));
     await generateModels({ only: 'tiny' });
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
+    if (dist) rmSync(dist, { recursive: true, force: true });
   });
 
   it(`q4 (Q4_0) within ${QUANT_BOUNDS.q4} and q8 (Q8_0) within ${QUANT_BOUNDS.q8} in log-prob, same greedy tokens`, async () => {
-    const results = await checkModels(browser, ['tiny-random-llama'], { build: true, steps: 24, dtypes: ['q4', 'q8'] });
+    const results = await checkModels(browser, ['tiny-random-llama'], { build: true, dist, steps: 24, dtypes: ['q4', 'q8'] });
     expect(results.map((r) => r.dtype)).toEqual(['q4', 'q8']);
     for (const r of results) {
       console.log(summarize(r));

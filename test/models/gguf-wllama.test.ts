@@ -5,6 +5,9 @@
  * 24 identical greedy tokens, log-probs within 1e-3 (flash attention off, f32 KV cache).
  * Skipped where no Chromium is installed.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
@@ -13,19 +16,23 @@ import { generateModels } from '../../scripts/models/generate-models.ts';
 
 
 let browser: Browser;
+/** The peers page's folder, this file's own: vitest's other fork may be building its copy at the same time. */
+let dist: string;
 
 describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the same weights', () => {
   beforeAll(async () => {
+    dist = mkdtempSync(join(tmpdir(), 'jev-peers-'));
     await generateModels({ only: 'tiny' });
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
+    if (dist) rmSync(dist, { recursive: true, force: true });
   });
 
   it(`agrees on tokenization, greedy tokens and log-probs (within ${DEFAULT_BOUND})`, async () => {
     const models = ['tiny-random-llama', 'TinyStories-656K'];
-    const results = await checkModels(browser, models, { build: true, steps: 24 });
+    const results = await checkModels(browser, models, { build: true, dist, steps: 24 });
     for (const r of results) {
       console.log(summarize(r));
       expect(r.tokenization.every((t) => t.agree), `${r.model} tokenization`).toBe(true);
