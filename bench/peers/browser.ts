@@ -74,10 +74,10 @@ export interface OpenOptions {
   verbose?: boolean;
 }
 
-/** Builds (if needed) and serves the page, then opens it in a new page of `browser`. */
-/** How long the peers page may take to define `window.peers` (seconds on this machine; minutes under a CPU hog stay far below it). */
+/** How long the peers page may take to define `window.peers` (a few seconds here, alone or beside a CPU hog). */
 const PAGE_START_MS = 120_000;
 
+/** Builds (if needed) and serves the page, then opens it in a new page of `browser`. */
 export async function openPeersPage(browser: Browser, opts: OpenOptions = {}): Promise<PeersSession> {
   const dist = opts.dist ?? PEERS_DIST;
   if (opts.build ?? !existsSync(join(dist, 'index.html'))) await buildPeersPage(dist);
