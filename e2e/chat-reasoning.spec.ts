@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/warm-context.ts';
 import { startModelHost, type ModelHost } from './support/model-host.ts';
 import { EXTRA_PORT, GENERATED } from './support/env.ts';
 

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/warm-context.ts';
 import { MIRROR } from './support/env.ts';
 
 const QUESTIONS = {
@@ -17,11 +17,11 @@ async function decideOn(page: Page, device: 'wasm' | 'webgpu') {
   );
 }
 
-test('one decision through the facade agrees on wasm and webgpu within 1e-3', async ({ browser }) => {
-  const wasmPage = await browser.newPage();
+test('one decision through the facade agrees on wasm and webgpu within 1e-3', async ({ context }) => {
+  const wasmPage = await context.newPage();
   const wasm = await decideOn(wasmPage, 'wasm');
   await wasmPage.close();
-  const gpuPage = await browser.newPage();
+  const gpuPage = await context.newPage();
   const hasGpu = await gpuPage.goto('/').then(() => gpuPage.evaluate(async () => !!(await (navigator as any).gpu?.requestAdapter())));
   expect(hasGpu, 'Chromium launched with --enable-unsafe-webgpu offers a (SwiftShader) adapter').toBe(true);
   const gpu = await decideOn(gpuPage, 'webgpu');

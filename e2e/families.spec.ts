@@ -4,7 +4,7 @@
  * through the facade and the same through the service worker's HTTP surface, a streamed chat
  * completion through the HTTP surface, and a second turn that reuses the first turn's KV cache.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/warm-context.ts';
 import { CLIENT_BUNDLE } from './support/client-bundle.ts';
 import { MIRROR } from './support/env.ts';
 import { TICKET_DECISION } from './support/ticket-decision.ts';

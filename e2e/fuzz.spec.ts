@@ -2,7 +2,7 @@
 // the worker facade (`window.jev`) and the real service worker (`fetch` on the page's origin), with the
 // rules of test/fuzz/campaign.ts: a 4xx naming a field of the body or a valid answer, both surfaces
 // agreeing, the engine serving its probe unchanged, nothing hanging, nothing thrown out of the page.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/warm-context.ts';
 import { openApp } from './reliability-support.ts';
 
 const RUNS = 2000;

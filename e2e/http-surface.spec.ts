@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/warm-context.ts';
 import { CLIENT_BUNDLE } from './support/client-bundle.ts';
 import { MIRROR } from './support/env.ts';
 import { parseDecisionRequest, questionFingerprint } from '../src/contract/index.ts';

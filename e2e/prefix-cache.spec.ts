@@ -3,7 +3,7 @@
 // conversation reuses a shared system prompt, status() counts it, jev.cache.clear() empties it.
 // On WebGPU the cache's tensors stay on the GPU, where they cannot be cut: a whole cached prompt is
 // still reused.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/warm-context.ts';
 import { MIRROR } from './support/env.ts';
 import { outcomeDiff } from '../test/reliability/workload.ts';
 

@@ -1,7 +1,7 @@
 // Reliability in Chromium, part 3: cancellation (in-flight and queued requests aborted through
 // the facade, streams closed half-way, the page that hosts the engine closed) and memory (300
 // sequential mixed requests: live tensors back to baseline after each, worker heap bounded).
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/warm-context.ts';
 import { engineWorkerHeap, openApp, openNonHostingPage, unhandledIn } from './reliability-support.ts';
 import { outcomeDiff } from '../test/reliability/workload.ts';
 

@@ -1,7 +1,7 @@
 // Reliability in Chromium, part 1: bad input through the real service worker and the worker
 // facade; 50 concurrent mixed requests from several callers. The generators are the Node
 // tests' (test/reliability/malformed.ts, workload.ts), bundled into the page.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/warm-context.ts';
 import { openApp, unhandledIn } from './reliability-support.ts';
 import { outcomeDiff } from '../test/reliability/workload.ts';
 

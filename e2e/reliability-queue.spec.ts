@@ -3,7 +3,7 @@
 // wait, by construction), 1 + 256 requests are admitted; a flood past that gets 429 queue_full with
 // Retry-After through the service worker, and the same error through the facade; once released,
 // every admitted request is served with the answers it gets alone.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/warm-context.ts';
 import { openApp, unhandledIn } from './reliability-support.ts';
 import { outcomeDiff } from '../test/reliability/workload.ts';
 

@@ -14,7 +14,7 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/warm-context.ts';
 import { CLIENT_BUNDLE } from './support/client-bundle.ts';
 import { MIRROR } from './support/env.ts';
 

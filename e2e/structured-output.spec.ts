@@ -7,7 +7,7 @@
  */
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/warm-context.ts';
 import { MIRROR } from './support/env.ts';
 import { PERSON_SCHEMA } from '../test/support/person-schema.ts';
 
