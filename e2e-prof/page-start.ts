@@ -5,9 +5,10 @@ const MIRROR = 'http://127.0.0.1:6501';
 console.log('start', new Date().toISOString());
 const mirror = await startModelHost([GENERATED, VENDORED], 6501);
 console.log('mirror up', new Date().toISOString());
-const browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, ...(process.env.EXTRA ? process.env.EXTRA.split(' ') : [])] });
+const args = [...CHROMIUM_ARGS, ...(process.env.EXTRA ? process.env.EXTRA.split(' ') : [])];
+const browser = await chromium.launch({ executablePath: chromiumPath(), args });
 const n = Number(process.env.N ?? 3);
-const persistent = process.env.PERSIST ? await chromium.launchPersistentContext(process.env.PERSIST, { executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, ...(process.env.EXTRA ? process.env.EXTRA.split(' ') : [])] }) : null;
+const persistent = process.env.PERSIST ? await chromium.launchPersistentContext(process.env.PERSIST, { executablePath: chromiumPath(), args }) : null;
 const shared = persistent ?? (process.env.SHARED === '1' ? await browser.newContext() : null);
 for (let i = 0; i < n; i++) {
   const ctx = shared ?? (await browser.newContext());
@@ -29,7 +30,6 @@ for (let i = 0; i < n; i++) {
   await page.evaluate(() => (window as any).jev.ready);
   const tReady = Date.now() - t0;
   if (process.env.TRACE) await browser.stopTracing();
-  const pick = (e: any) => [e.name.replace(/^https?:\/\/[^/]+/, '').slice(-60), Math.round(e.startTime), Math.round(e.duration), e.transferSize];
   const res = await page.evaluate(() => performance.getEntriesByType('resource').map((e: any) => [e.name.replace(/^https?:\/\/[^/]+/, '').slice(-60), Math.round(e.startTime), Math.round(e.duration), e.transferSize]));
   const pageOrigin = await page.evaluate(() => performance.timeOrigin);
   const wres: unknown[] = [];
@@ -47,4 +47,3 @@ for (let i = 0; i < n; i++) {
 }
 await browser.close();
 process.exit(0);
-void pick;
