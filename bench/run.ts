@@ -7,7 +7,9 @@
  * `--only tabs`: renderers' memory with 1, 2 and 4 tabs sharing one engine against independent
  * engines alone, bench/lib/tabs-rows.ts, on the first of `--models` (default the 135M model); `--no-tabs` skips them;
  * `--only ort-builds`: onnxruntime-web's JSPI build against its asyncify build, decode and prefill of
- * TinyStories-656K and the 135M model at fp32 and q8, 1 and 2 threads, side by side: bench/lib/ort-build-rows.ts)
+ * TinyStories-656K and the 135M model at fp32 and q8, 1 and 2 threads, side by side: bench/lib/ort-build-rows.ts;
+ * `--only sampler`: the time to choose a token from a row of logits, per vocabulary size, greedy,
+ * sampled and sampled with logprobs, with and without a grammar's mask, in Node: bench/lib/sampler-rows.ts)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
  * SmolLM2-shaped model on wasm, its GQA export beside the Optimum-style one (bench/lib/formats.ts),
@@ -31,6 +33,7 @@ import { browserVersion, commitId, machineDescription } from './lib/machine.ts';
 import { log } from './lib/measure.ts';
 import { parseBenchArgs } from './lib/options.ts';
 import { runPeers } from './lib/peer-rows.ts';
+import { runSamplerOnly } from './lib/sampler-rows.ts';
 import { runServeOnly } from './lib/serve-rows.ts';
 import { measureStructured, structuredPlan } from './lib/structured-rows.ts';
 import { measureTabs } from './lib/tabs-rows.ts';
@@ -56,6 +59,11 @@ async function main(): Promise<void> {
     // The server in front of a serving engine alone (docs/scale-out.md): Node, no browser.
     await generateModels({ only: ['tiny-random-llama'], log: (message) => log(`  ${message}`) });
     await runServeOnly(options.json, log, REPO, options.reps ?? undefined);
+    return;
+  }
+  if (options.only === 'sampler') {
+    // The token choice outside the forward pass alone: Node, no model, no browser.
+    runSamplerOnly(options.json, log, REPO, options.reps ?? undefined);
     return;
   }
   if (options.only === 'structured') {

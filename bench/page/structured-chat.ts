@@ -6,11 +6,11 @@
  * LanguageModel.forward: `grammar_ms` is the lookup or compile of the request's grammar and its
  * matcher's creation, `fill_ms` every `fillNextTokenBitmask` (xgrammar's mask ANDed with the
  * vocabulary's JSON-safe mask), `accept_ms` the matcher taking each drawn token. The masking of
- * the logits (chat/constraint.ts `maskedArgmax`, the greedy path) is timed apart, on the masks
+ * the logits (chat/sampler.ts `maskedArgmax`, the greedy path) is timed apart, on the masks
  * this run filled (`maskingMs`).
  */
 import type { ChatCompletionChunk } from '../../src/contract/index.ts';
-import { maskedArgmax } from '../../src/engine/chat/constraint.ts';
+import { maskedArgmax } from '../../src/engine/chat/sampler.ts';
 import type { Engine } from '../../src/engine/engine.ts';
 import type { GrammarCache } from '../../src/engine/grammar/grammar-cache.ts';
 

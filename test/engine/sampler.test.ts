@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argmax, sampleToken, type SamplingParams } from '../../src/engine/chat/sampler.ts';
+import { argmax, maskedArgmax, sampleToken, type SamplingParams } from '../../src/engine/chat/sampler.ts';
 import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 
 /** The independent computation: softmax at the temperature, sort the whole vocabulary, cut, draw. */
@@ -118,5 +118,53 @@ describe('sampleToken', () => {
     };
     expect(run(123)).toEqual(run(123));
     expect(run(123)).not.toEqual(run(124));
+  });
+
+  it("under a grammar's bitmask draws exactly what the same values with -Infinity outside it draw, raw logits or log-probabilities alike", () => {
+    const gen = seededRandom(17);
+    let compared = 0;
+    // 37 and 1000 tokens: a last word of the mask only partly used.
+    for (const n of [37, 1000, 4099]) {
+      for (const temperature of [0, 0.6, 1, 1.7]) {
+        for (const topP of [1, 0.9, 0.3]) {
+          // Words allowing everything, nothing, or a few tokens; at least one token allowed.
+          const mask = new Int32Array(Math.ceil(n / 32));
+          for (let w = 0; w < mask.length; w++) mask[w] = gen() < 0.3 ? -1 : gen() < 0.5 ? 0 : Math.floor(gen() * 2 ** 32) | 0;
+          mask[0] = mask[0]! | 1;
+          // float32, as onnxruntime hands a row over; the reference reads the same values in float64.
+          const raw = Float32Array.from({ length: n }, () => (gen() - 0.5) * 10 + 3);
+          const ruledOut = Float64Array.from(raw, (v, i) => (((mask[i >> 5]! >>> (i & 31)) & 1) === 1 ? v : -Infinity));
+          const seed = Math.floor(gen() * 2 ** 31);
+          const a = seededRandom(seed);
+          const b = seededRandom(seed);
+          const c = seededRandom(seed);
+          for (let d = 0; d < 3; d++) {
+            const drawn = sampleToken(raw, { temperature, topP }, a, mask);
+            expect(drawn).toBe(sampleToken(ruledOut, { temperature, topP }, b));
+            // The independent computation where it walks the same order (top_p = 1 walks token order, above).
+            if (temperature === 0) expect(drawn).toBe(argmax(ruledOut));
+            else if (topP < 1) expect(drawn).toBe(referenceSample(ruledOut, { temperature, topP }, c));
+            expect(ruledOut[drawn]).not.toBe(-Infinity);
+            compared++;
+          }
+        }
+      }
+    }
+    expect(compared).toBe(3 * 4 * 3 * 3);
+  });
+
+  it('maskedArgmax: the first allowed token of the largest value, words allowing nothing skipped, as the argmax with -Infinity outside the mask', () => {
+    const gen = seededRandom(23);
+    for (let k = 0; k < 200; k++) {
+      const n = 1 + Math.floor(gen() * 300);
+      // Few distinct values: ties are common, and the first allowed one must win.
+      const row = Float32Array.from({ length: n }, () => Math.floor(gen() * 4));
+      const mask = new Int32Array(Math.ceil(n / 32));
+      for (let w = 0; w < mask.length; w++) mask[w] = gen() < 0.4 ? 0 : gen() < 0.5 ? -1 : Math.floor(gen() * 2 ** 32) | 0;
+      let expected = -1;
+      for (let i = 0; i < n; i++) if (((mask[i >> 5]! >>> (i & 31)) & 1) === 1 && (expected < 0 || row[i]! > row[expected]!)) expected = i;
+      expect(maskedArgmax(row, mask)).toBe(expected);
+    }
+    expect(maskedArgmax(new Float32Array(40), new Int32Array(2))).toBe(-1);
   });
 });

@@ -2,7 +2,7 @@ import { customAlphabet } from 'nanoid';
 import { enableThinkingFor, JevError, type ChatCompletion, type ChatCompletionChunk, type ChatRequest } from '../../contract/index.ts';
 import { fitConversation } from './chat-prompt.ts';
 import { promptOpensThink, ReasoningSplitter, templateThinks } from './chat-reasoning.ts';
-import { constraintStart, maskedArgmax, maskLogProbs, ReplyConstraint } from './constraint.ts';
+import { constraintStart, maskLogProbs, ReplyConstraint } from './constraint.ts';
 import type { GrammarFormat } from '../grammar/backend.ts';
 import type { GrammarCache } from '../grammar/grammar-cache.ts';
 import { chatTemplateOf } from '../model/chat-template.ts';
@@ -127,11 +127,13 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
     fed.push(...prompt.slice(start.reused));
     let cache = pass.cache;
     await onChunk?.(chunk({ role: 'assistant', content: '' }, null));
-    // Greedy without logprobs needs only the argmax of the raw logits, which is the argmax of their
-    // log-softmax: skipping the full-vocabulary float64 log-softmax saves ~1–2 ms a token
-    // (profiled in docs/benchmarks.md), the same token every time. Under a grammar, the argmax of
-    // the allowed tokens' logits.
-    const greedyOnly = request.temperature === 0 && !request.logprobs;
+    // Without logprobs the sampler reads the row of raw logits in place, under the grammar's mask:
+    // greedy is their (allowed) argmax, which is the argmax of their log-softmax, and a draw at a
+    // temperature is the same from either, as a softmax does not change when every value moves by
+    // one constant. Skipping the full-vocabulary float64 log-softmax, and the row's copy, saves
+    // ~5 ms a token at 150k tokens (docs/benchmarks.md). Logprobs need the log-softmax, masked and
+    // renormalized.
+    const params = { temperature: request.temperature, topP: request.top_p };
     try {
       for (;;) {
         if (generated.length >= maxNew) {
@@ -139,14 +141,15 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
           break;
         }
         const mask = constraint ? await constraint.nextMask() : null;
-        // Under a grammar without logprobs, the sampler draws from the masked logits themselves: its
-        // softmax does not change when every value moves by one constant (the log-softmax's).
-        const logp = greedyOnly ? null : mask && !request.logprobs ? Float64Array.from(LanguageModel.logitsAt(pass.logits, -1)) : LanguageModel.logProbsAt(pass.logits, -1);
-        if (logp && mask) maskLogProbs(logp, mask, request.logprobs);
-        const best = logp ? -1 : mask ? maskedArgmax(LanguageModel.logitsAt(pass.logits, -1), mask) : LanguageModel.argmaxAt(pass.logits, -1);
+        let logp: Float64Array | null = null;
+        let token: number;
+        if (request.logprobs) {
+          logp = LanguageModel.logProbsAt(pass.logits, -1);
+          if (mask) maskLogProbs(logp, mask);
+          token = sampleToken(logp, params, random);
+        } else token = sampleToken(LanguageModel.logitsAt(pass.logits, -1), params, random, mask);
         pass.logits.dispose();
         signal?.throwIfAborted();
-        const token = logp ? sampleToken(logp, { temperature: request.temperature, topP: request.top_p }, random) : best;
         if (eos.has(token)) {
           finish = 'stop';
           break;

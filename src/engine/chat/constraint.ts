@@ -188,17 +188,3 @@ export function maskLogProbs(logp: Float64Array, mask: Int32Array, renormalize =
   return logp;
 }
 
-/** The allowed token with the largest logit (the first on ties), as argmax of the masked log-probabilities. */
-export function maskedArgmax(row: ArrayLike<number>, mask: Int32Array): number {
-  let best = -1;
-  let max = -Infinity;
-  for (let i = 0; i < row.length; i++) {
-    if (!maskAllows(mask, i)) continue;
-    const v = row[i]!;
-    if (best < 0 || v > max) {
-      max = v;
-      best = i;
-    }
-  }
-  return best;
-}

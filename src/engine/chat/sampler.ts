@@ -2,12 +2,18 @@
  * Picks the next token from log-probabilities: greedy at temperature 0, otherwise softmax at the
  * temperature, cut to the nucleus (top_p), drawn with a seeded generator so a seed reproduces a text.
  *
+ * The values may be the raw logits of a row as well as their log-softmax: the softmax does not
+ * change when every value moves by one constant. A grammar's bitmask, when given, rules tokens out
+ * as -Infinity would, without a copy of the row: a ruled-out token weighs 0.
+ *
  * Per token this is O(vocabulary) plus a sort of the few candidates the nucleus can contain: with
  * top_p < 1 only tokens whose weight could put them in the nucleus are sorted (the threshold is
  * lowered until the candidates hold top_p of the mass), so the nucleus and the draw are exactly
  * those of sorting the whole vocabulary. With top_p = 1 nothing is sorted: the draw walks the
  * vocabulary in token order, which gives every token its softmax probability.
  */
+import { maskAllows } from '../grammar/backend.ts';
+
 export interface SamplingParams {
   temperature: number;
   topP: number;
@@ -16,16 +22,20 @@ export interface SamplingParams {
 /** Each round lowers the candidate threshold by this factor (relative to the largest weight). */
 const THRESHOLD_STEP = 2 ** -8;
 
-export function sampleToken(logProbs: Float64Array, params: SamplingParams, random: () => number): number {
-  if (params.temperature === 0) return argmax(logProbs);
-  const n = logProbs.length;
+export function sampleToken(values: ArrayLike<number>, params: SamplingParams, random: () => number, mask: Int32Array | null = null): number {
+  if (params.temperature === 0) return mask ? maskedArgmax(values, mask) : argmax(values);
+  const n = values.length;
   const t = params.temperature;
-  let max = -Infinity;
-  for (let i = 0; i < n; i++) max = Math.max(max, logProbs[i]! / t);
-  const weights = new Float64Array(n);
+  // Division is monotonic: the largest scaled value is the largest value scaled.
+  let top = -Infinity;
+  for (let i = 0; i < n; i++) if (values[i]! > top && (!mask || maskAllows(mask, i))) top = values[i]!;
+  const max = top / t;
+  const weights = scratch(n);
   let total = 0;
+  // A token the grammar rules out (or a -Infinity) weighs 0 without an exp: under a grammar most do.
   for (let i = 0; i < n; i++) {
-    const w = Math.exp(logProbs[i]! / t - max);
+    const v = values[i]!;
+    const w = v === -Infinity || (mask && !maskAllows(mask, i)) ? 0 : Math.exp(v / t - max);
     weights[i] = w;
     total += w;
   }
@@ -40,6 +50,17 @@ export function sampleToken(logProbs: Float64Array, params: SamplingParams, rand
     if (r <= 0) return id;
   }
   return nucleus[nucleus.length - 1]!;
+}
+
+let buffer = new Float64Array(0);
+/**
+ * The weights' buffer, kept between tokens: a float64 row of a 150k-token vocabulary is 1.2 MB,
+ * which a new array each token would hand to the garbage collector. The sampler is synchronous and
+ * nothing it returns refers to the buffer, so one module-level buffer serves every call.
+ */
+function scratch(n: number): Float64Array {
+  if (buffer.length < n) buffer = new Float64Array(n);
+  return buffer.subarray(0, n);
 }
 
 /** The first token whose cumulative weight (in token order) reaches `u · total`. */
@@ -88,5 +109,29 @@ function nucleusOf(weights: Float64Array, total: number, topP: number): number[]
 export function argmax(values: ArrayLike<number>): number {
   let best = 0;
   for (let i = 1; i < values.length; i++) if (values[i]! > values[best]!) best = i;
+  return best;
+}
+
+/**
+ * The allowed token with the largest value (the first on ties), as argmax of the masked
+ * log-probabilities. A word of the mask that allows nothing skips its 32 tokens at once.
+ */
+export function maskedArgmax(values: ArrayLike<number>, mask: Int32Array): number {
+  let best = -1;
+  let max = -Infinity;
+  const n = values.length;
+  for (let word = 0; word < mask.length; word++) {
+    const bits = mask[word]!;
+    if (bits === 0) continue;
+    const end = Math.min(n, (word + 1) * 32);
+    for (let i = word * 32; i < end; i++) {
+      if (((bits >>> (i & 31)) & 1) === 0) continue;
+      const v = values[i]!;
+      if (best < 0 || v > max) {
+        max = v;
+        best = i;
+      }
+    }
+  }
   return best;
 }
