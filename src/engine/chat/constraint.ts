@@ -170,17 +170,16 @@ function unwritable(lm: LanguageModel): JevError {
 }
 
 /**
- * `logp` with the tokens `mask` rules out at -Infinity and the rest renormalized (in place).
- * `renormalize` false skips the renormalizing (a shift of every allowed value by one constant):
- * the sampler draws the same token either way; only reported logprobs need it.
+ * `logp` with the tokens `mask` rules out at -Infinity and the rest renormalized (in place), for
+ * the logprobs a request asks for. Without logprobs the sampler reads the mask itself
+ * (chat/sampler.ts), with no copy or renormalizing of the row.
  */
-export function maskLogProbs(logp: Float64Array, mask: Int32Array, renormalize = true): Float64Array {
+export function maskLogProbs(logp: Float64Array, mask: Int32Array): Float64Array {
   let max = -Infinity;
   for (let i = 0; i < logp.length; i++) {
     if (!maskAllows(mask, i)) logp[i] = -Infinity;
     else if (logp[i]! > max) max = logp[i]!;
   }
-  if (!renormalize) return logp;
   let sum = 0;
   for (let i = 0; i < logp.length; i++) if (logp[i] !== -Infinity) sum += Math.exp(logp[i]! - max);
   const norm = max + Math.log(sum);
