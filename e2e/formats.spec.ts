@@ -208,62 +208,62 @@ const GROUPS = [
   { name: 'the GQA export (GroupQueryAttention, RotaryEmbedding, SimplifiedLayerNormalization, MatMulNBits)', model: GQA },
 ];
 
+// One test per device, one page for both groups: the fp32 reference and the q4 twin the GQA
+// export is compared with are probed once (on SwiftShader a probe is some 15-20 s).
 for (const device of ['wasm', 'webgpu'] as const) {
-  for (const group of GROUPS) {
-    test(`${device}, ${group.name}: each agrees with fp32 of the same weights, reuses its KV cache, shares the prefix and survives a cancel`, async ({ page }) => {
-      test.setTimeout(600_000);
-      await page.goto(url(device));
-      const status = await ready(page);
-      expect(status).toMatchObject({ state: 'ready', device, dtype: 'fp32' });
-      // SwiftShader (here) lacks shader-f16: the float16 formats are then the refused ones.
-      const shaderF16 =
-        device === 'webgpu' && (await page.evaluate(async () => (await (navigator as any).gpu.requestAdapter()).features.has('shader-f16')));
-      console.log(`formats ${device}: ${device === 'webgpu' ? `adapter ${status.adapter}, shader-f16 ${shaderF16}` : `${status.threads} threads`}`);
+  test(`${device}, ${GROUPS.map((g) => g.name).join(' and ')}: each agrees with fp32 of the same weights, reuses its KV cache, shares the prefix and survives a cancel`, async ({ page }) => {
+    test.setTimeout(600_000);
+    await page.goto(url(device));
+    const status = await ready(page);
+    expect(status).toMatchObject({ state: 'ready', device, dtype: 'fp32' });
+    // SwiftShader (here) lacks shader-f16: the float16 formats are then the refused ones.
+    const shaderF16 =
+      device === 'webgpu' && (await page.evaluate(async () => (await (navigator as any).gpu.requestAdapter()).features.has('shader-f16')));
+    console.log(`formats ${device}: ${device === 'webgpu' ? `adapter ${status.adapter}, shader-f16 ${shaderF16}` : `${status.threads} threads`}`);
 
-      const runs = new Map<string, FormatRun>();
-      const ref = await probe(page, { model: LLAMA, dtype: 'fp32' });
-      checkServed(ref, { model: LLAMA, dtype: 'fp32' }, device, null);
-      runs.set(label({ model: LLAMA, dtype: 'fp32' }), ref);
-      const runnable = (f: { model: string; dtype: Dtype }) =>
-        device !== 'webgpu' || shaderF16 || FORMATS.find((o) => o.model === f.model && o.dtype === f.dtype)?.webgpu !== 'refused';
+    const runs = new Map<string, FormatRun>();
+    const ref = await probe(page, { model: LLAMA, dtype: 'fp32' });
+    checkServed(ref, { model: LLAMA, dtype: 'fp32' }, device, null);
+    runs.set(label({ model: LLAMA, dtype: 'fp32' }), ref);
+    const runnable = (f: { model: string; dtype: Dtype }) =>
+      device !== 'webgpu' || shaderF16 || FORMATS.find((o) => o.model === f.model && o.dtype === f.dtype)?.webgpu !== 'refused';
 
-      for (const f of UNDER_TEST.filter((o) => o.model === group.model)) {
-        const name = `${device} ${label(f)}`;
-        expect(present(f), `${name}: models/${f.model}/onnx/${FILES[f.dtype]} exists (npm run models)`).toBe(true);
-        const run = await probe(page, f);
-        if (!runnable(f)) {
-          // Refused at load, naming why and a format that runs here; the format before it serves on.
-          console.log(`formats ${name}: refused: ${run.refused?.message}`);
-          expect(run.refused, `${name} is refused at load`).not.toBeNull();
-          expect(run.refused).toMatchObject({ code: 'model_load_failed', status: 503 });
-          expect(run.refused!.message).toContain('shader-f16');
-          expect(run.refused!.details).toMatchObject({ reason: 'unsupported_format', dtype: f.dtype, device: 'webgpu' });
-          const instead = run.refused!.details!['instead'] as Dtype;
-          expect(runnable({ model: f.model, dtype: instead }) && present({ model: f.model, dtype: instead }), `${name}: instead ${instead} runs here`).toBe(true);
-          expect(run.refused!.message).toContain(`use dtype ${instead} instead`);
-          const still = await page.evaluate(async (d) => {
-            const jev = (window as any).jev;
-            return { status: await jev.status(), decision: await jev.decisions.create(d) };
-          }, DECISION);
-          expect(still.status.state, `${name}: after the refusal the engine serves on`).toBe('ready');
-          expect(still.decision.answers.team.type).toBe('choice');
-          continue;
-        }
-        runs.set(label(f), run);
-        checkAgainst(name, 'fp32', boundsOn(device, f.dtype, f.bounds), checkServed(run, f, device, ref)!);
-        if (f.twin && runnable(f.twin)) {
-          let twin = runs.get(label(f.twin));
-          if (!twin) {
-            twin = await probe(page, f.twin);
-            checkServed(twin, f.twin, device, ref);
-            runs.set(label(f.twin), twin);
-          }
-          const bounds = device === 'wasm' && f.dtype === 'q4f16' ? Q4F16_TWIN_ON_WASM : boundsOn(device, f.dtype, f.twin.bounds);
-          checkAgainst(name, label(f.twin), bounds, checkServed(run, f, device, twin)!);
-        }
+    for (const f of GROUPS.flatMap((group) => UNDER_TEST.filter((o) => o.model === group.model))) {
+      const name = `${device} ${label(f)}`;
+      expect(present(f), `${name}: models/${f.model}/onnx/${FILES[f.dtype]} exists (npm run models)`).toBe(true);
+      const run = await probe(page, f);
+      if (!runnable(f)) {
+        // Refused at load, naming why and a format that runs here; the format before it serves on.
+        console.log(`formats ${name}: refused: ${run.refused?.message}`);
+        expect(run.refused, `${name} is refused at load`).not.toBeNull();
+        expect(run.refused).toMatchObject({ code: 'model_load_failed', status: 503 });
+        expect(run.refused!.message).toContain('shader-f16');
+        expect(run.refused!.details).toMatchObject({ reason: 'unsupported_format', dtype: f.dtype, device: 'webgpu' });
+        const instead = run.refused!.details!['instead'] as Dtype;
+        expect(runnable({ model: f.model, dtype: instead }) && present({ model: f.model, dtype: instead }), `${name}: instead ${instead} runs here`).toBe(true);
+        expect(run.refused!.message).toContain(`use dtype ${instead} instead`);
+        const still = await page.evaluate(async (d) => {
+          const jev = (window as any).jev;
+          return { status: await jev.status(), decision: await jev.decisions.create(d) };
+        }, DECISION);
+        expect(still.status.state, `${name}: after the refusal the engine serves on`).toBe('ready');
+        expect(still.decision.answers.team.type).toBe('choice');
+        continue;
       }
-    });
-  }
+      runs.set(label(f), run);
+      checkAgainst(name, 'fp32', boundsOn(device, f.dtype, f.bounds), checkServed(run, f, device, ref)!);
+      if (f.twin && runnable(f.twin)) {
+        let twin = runs.get(label(f.twin));
+        if (!twin) {
+          twin = await probe(page, f.twin);
+          checkServed(twin, f.twin, device, ref);
+          runs.set(label(f.twin), twin);
+        }
+        const bounds = device === 'wasm' && f.dtype === 'q4f16' ? Q4F16_TWIN_ON_WASM : boundsOn(device, f.dtype, f.twin.bounds);
+        checkAgainst(name, label(f.twin), bounds, checkServed(run, f, device, twin)!);
+      }
+    }
+  });
 }
 
 test('after one load, every format serves again with the page reloaded offline', async ({ context, page }) => {
