@@ -20,6 +20,7 @@
 import { JevError } from '../../contract/index.ts';
 import { maskAllows, maskIsEmpty, type GrammarFormat, type GrammarMatcher } from '../grammar/backend.ts';
 import type { GrammarCache } from '../grammar/grammar-cache.ts';
+import { expNonPositive } from '../model/exp-non-positive.ts';
 import type { LanguageModel } from '../model/language-model.ts';
 
 const OPEN = '<think>';
@@ -181,7 +182,7 @@ export function maskLogProbs(logp: Float64Array, mask: Int32Array): Float64Array
     else if (logp[i]! > max) max = logp[i]!;
   }
   let sum = 0;
-  for (let i = 0; i < logp.length; i++) if (logp[i] !== -Infinity) sum += Math.exp(logp[i]! - max);
+  for (let i = 0; i < logp.length; i++) if (logp[i] !== -Infinity) sum += expNonPositive(logp[i]! - max);
   const norm = max + Math.log(sum);
   for (let i = 0; i < logp.length; i++) if (logp[i] !== -Infinity) logp[i] = logp[i]! - norm;
   return logp;

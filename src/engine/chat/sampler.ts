@@ -13,6 +13,7 @@
  * vocabulary in token order, which gives every token its softmax probability.
  */
 import { maskAllows } from '../grammar/backend.ts';
+import { expNonPositive } from '../model/exp-non-positive.ts';
 
 export interface SamplingParams {
   temperature: number;
@@ -33,9 +34,10 @@ export function sampleToken(values: ArrayLike<number>, params: SamplingParams, r
   const weights = scratch(n);
   let total = 0;
   // A token the grammar rules out (or a -Infinity) weighs 0 without an exp: under a grammar most do.
+  // v / t ≤ max for every allowed token, so the exponent is never positive (exp-non-positive.ts).
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
-    const w = v === -Infinity || (mask && !maskAllows(mask, i)) ? 0 : Math.exp(v / t - max);
+    const w = v === -Infinity || (mask && !maskAllows(mask, i)) ? 0 : expNonPositive(v / t - max);
     weights[i] = w;
     total += w;
   }

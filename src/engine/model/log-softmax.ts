@@ -1,3 +1,5 @@
+import { expNonPositive } from './exp-non-positive.ts';
+
 /**
  * Log-softmax of one row of logits, in float64 so that probabilities of labels far down the
  * distribution keep their precision.
@@ -9,7 +11,7 @@ export function logSoftmax(logits: ArrayLike<number>, start = 0, length = logits
     if (v > max) max = v;
   }
   let sum = 0;
-  for (let i = 0; i < length; i++) sum += Math.exp(logits[start + i]! - max);
+  for (let i = 0; i < length; i++) sum += expNonPositive(logits[start + i]! - max);
   const logZ = max + Math.log(sum);
   const out = new Float64Array(length);
   for (let i = 0; i < length; i++) out[i] = logits[start + i]! - logZ;
