@@ -9,7 +9,7 @@
  * `--only ort-builds`: onnxruntime-web's JSPI build against its asyncify build, decode and prefill of
  * TinyStories-656K and the 135M model at fp32 and q8, 1 and 2 threads, side by side: bench/lib/ort-build-rows.ts;
  * `--only sampler`: the time to choose a token from a row of logits, per vocabulary size, greedy,
- * sampled and sampled with logprobs, with and without a grammar's mask, in Node: bench/lib/sampler-rows.ts)
+ * sampled and sampled with logprobs, with no mask and under a wide and a narrow grammar mask, in Node: bench/lib/sampler-rows.ts)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
  * SmolLM2-shaped model on wasm, its GQA export beside the Optimum-style one (bench/lib/formats.ts),

@@ -35,4 +35,6 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  // Extra flags for a local investigation, separated by `|` (e.g. JEV_EXTRA_ARGS='--js-flags=--prof'); unset in CI.
+  ...(process.env['JEV_EXTRA_ARGS'] ? process.env['JEV_EXTRA_ARGS'].split('|') : []),
 ];

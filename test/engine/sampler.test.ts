@@ -125,32 +125,38 @@ describe('sampleToken', () => {
     let compared = 0;
     // 37 and 1000 tokens: a last word of the mask only partly used.
     for (const n of [37, 1000, 4099]) {
-      for (const temperature of [0, 0.6, 1, 1.7]) {
-        for (const topP of [1, 0.9, 0.3]) {
-          // Words allowing everything, nothing, or a few tokens; at least one token allowed.
-          const mask = new Int32Array(Math.ceil(n / 32));
-          for (let w = 0; w < mask.length; w++) mask[w] = gen() < 0.3 ? -1 : gen() < 0.5 ? 0 : Math.floor(gen() * 2 ** 32) | 0;
-          mask[0] = mask[0]! | 1;
-          // float32, as onnxruntime hands a row over; the reference reads the same values in float64.
-          const raw = Float32Array.from({ length: n }, () => (gen() - 0.5) * 10 + 3);
-          const ruledOut = Float64Array.from(raw, (v, i) => (((mask[i >> 5]! >>> (i & 31)) & 1) === 1 ? v : -Infinity));
-          const seed = Math.floor(gen() * 2 ** 31);
-          const a = seededRandom(seed);
-          const b = seededRandom(seed);
-          const c = seededRandom(seed);
-          for (let d = 0; d < 3; d++) {
-            const drawn = sampleToken(raw, { temperature, topP }, a, mask);
-            expect(drawn).toBe(sampleToken(ruledOut, { temperature, topP }, b));
-            // The independent computation where it walks the same order (top_p = 1 walks token order, above).
-            if (temperature === 0) expect(drawn).toBe(argmax(ruledOut));
-            else if (topP < 1) expect(drawn).toBe(referenceSample(ruledOut, { temperature, topP }, c));
-            expect(ruledOut[drawn]).not.toBe(-Infinity);
-            compared++;
+      for (const sparse of [false, true]) {
+        for (const temperature of [0, 0.6, 1, 1.7]) {
+          for (const topP of [1, 0.9, 0.3]) {
+            // Words allowing everything, nothing, or a few tokens; or (sparse) a few tokens in one word
+            // of 8, as between JSON values; at least one token allowed.
+            const mask = new Int32Array(Math.ceil(n / 32));
+            for (let w = 0; w < mask.length; w++) {
+              if (sparse) mask[w] = w % 8 === 0 ? 1 << Math.floor(gen() * 32) : 0;
+              else mask[w] = gen() < 0.3 ? -1 : gen() < 0.5 ? 0 : Math.floor(gen() * 2 ** 32) | 0;
+            }
+            mask[0] = mask[0]! | 1;
+            // float32, as onnxruntime hands a row over; the reference reads the same values in float64.
+            const raw = Float32Array.from({ length: n }, () => (gen() - 0.5) * 10 + 3);
+            const ruledOut = Float64Array.from(raw, (v, i) => (((mask[i >> 5]! >>> (i & 31)) & 1) === 1 ? v : -Infinity));
+            const seed = Math.floor(gen() * 2 ** 31);
+            const a = seededRandom(seed);
+            const b = seededRandom(seed);
+            const c = seededRandom(seed);
+            for (let d = 0; d < 3; d++) {
+              const drawn = sampleToken(raw, { temperature, topP }, a, mask);
+              expect(drawn).toBe(sampleToken(ruledOut, { temperature, topP }, b));
+              // The independent computation where it walks the same order (top_p = 1 walks token order, above).
+              if (temperature === 0) expect(drawn).toBe(argmax(ruledOut));
+              else if (topP < 1) expect(drawn).toBe(referenceSample(ruledOut, { temperature, topP }, c));
+              expect(ruledOut[drawn]).not.toBe(-Infinity);
+              compared++;
+            }
           }
         }
       }
     }
-    expect(compared).toBe(3 * 4 * 3 * 3);
+    expect(compared).toBe(3 * 2 * 4 * 3 * 3);
   });
 
   it('maskedArgmax: the first allowed token of the largest value, words allowing nothing skipped, as the argmax with -Infinity outside the mask', () => {

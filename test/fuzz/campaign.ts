@@ -110,18 +110,19 @@ const REQUIRED: Record<Endpoint, readonly string[]> = { decisions: ['model', 'st
 
 /** Throws when an outcome breaks the campaign's rules. */
 function judge(c: FuzzCase, body: unknown, o: Outcome, surface: string): void {
-  const where = `${surface}, ${describeCase(c)}`;
+  // Described only when it fails: describing prints the case, and a deep one costs a stack overflow.
+  const where = () => `${surface}, ${describeCase(c)}`;
   if (o.served) {
-    if (o.shape === null) throw new Error(`${where}: served something that is not a ${c.endpoint} answer`);
+    if (o.shape === null) throw new Error(`${where()}: served something that is not a ${c.endpoint} answer`);
     return;
   }
-  if (o.status < 400 || o.status >= 500) throw new Error(`${where}: status ${o.status} (${o.code}: ${o.message})`);
-  if (!o.message) throw new Error(`${where}: a ${o.status} without a message`);
+  if (o.status < 400 || o.status >= 500) throw new Error(`${where()}: status ${o.status} (${o.code}: ${o.message})`);
+  if (!o.message) throw new Error(`${where()}: a ${o.status} without a message`);
   if (o.param === null) return;
   const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
   const field = topField(o.param);
   if (!isObject || field === null || !(Object.hasOwn(body as object, field) || REQUIRED[c.endpoint].includes(field))) {
-    throw new Error(`${where}: param ${JSON.stringify(o.param)} names no field of the body`);
+    throw new Error(`${where()}: param ${JSON.stringify(o.param)} names no field of the body`);
   }
 }
 

@@ -4,7 +4,10 @@
  *
  * The values may be the raw logits of a row as well as their log-softmax: the softmax does not
  * change when every value moves by one constant. A grammar's bitmask, when given, rules tokens out
- * as -Infinity would, without a copy of the row: a ruled-out token weighs 0.
+ * as -Infinity would, without a copy of the row: the draw is among the allowed tokens only,
+ * gathered word by word (a 32-token word the mask rules out whole is skipped at once), in token
+ * order, which is the draw over the whole row with each ruled-out token weighing 0. Between JSON
+ * values a grammar allows a few tokens of 150k: the draw then costs what a greedy choice does.
  *
  * Per token this is O(vocabulary) plus a sort of the few candidates the nucleus can contain: with
  * top_p < 1 only tokens whose weight could put them in the nucleus are sorted (the threshold is
@@ -12,7 +15,6 @@
  * those of sorting the whole vocabulary. With top_p = 1 nothing is sorted: the draw walks the
  * vocabulary in token order, which gives every token its softmax probability.
  */
-import { maskAllows } from '../grammar/backend.ts';
 import { expNonPositive } from '../model/exp-non-positive.ts';
 
 export interface SamplingParams {
@@ -25,19 +27,33 @@ const THRESHOLD_STEP = 2 ** -8;
 
 export function sampleToken(values: ArrayLike<number>, params: SamplingParams, random: () => number, mask: Int32Array | null = null): number {
   if (params.temperature === 0) return mask ? maskedArgmax(values, mask) : argmax(values);
+  if (mask) {
+    // Under a grammar most tokens are ruled out: draw among the allowed ones only, in token order,
+    // which is the draw over the whole row with the ruled-out tokens weighing 0.
+    const ids = allowedIds(mask, values.length);
+    if (ids.length === 0) return maskedArgmax(values, mask); // -1, as greedy: nothing is allowed
+    const allowed = idScratchValues(ids.length);
+    for (let k = 0; k < ids.length; k++) allowed[k] = values[ids[k]!]!;
+    const k = sampleIndex(allowed, params, random);
+    return ids[k]!;
+  }
+  return sampleIndex(values, params, random);
+}
+
+/** The index drawn from `values` at a temperature above 0 (a -Infinity weighs 0). */
+function sampleIndex(values: ArrayLike<number>, params: SamplingParams, random: () => number): number {
   const n = values.length;
   const t = params.temperature;
   // Division is monotonic: the largest scaled value is the largest value scaled.
   let top = -Infinity;
-  for (let i = 0; i < n; i++) if (values[i]! > top && (!mask || maskAllows(mask, i))) top = values[i]!;
+  for (let i = 0; i < n; i++) if (values[i]! > top) top = values[i]!;
   const max = top / t;
   const weights = scratch(n);
   let total = 0;
-  // A token the grammar rules out (or a -Infinity) weighs 0 without an exp: under a grammar most do.
-  // v / t ≤ max for every allowed token, so the exponent is never positive (exp-non-positive.ts).
+  // v / t ≤ max for every token, so the exponent is never positive (exp-non-positive.ts).
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
-    const w = v === -Infinity || (mask && !maskAllows(mask, i)) ? 0 : expNonPositive(v / t - max);
+    const w = v === -Infinity ? 0 : expNonPositive(v / t - max);
     weights[i] = w;
     total += w;
   }
@@ -52,6 +68,25 @@ export function sampleToken(values: ArrayLike<number>, params: SamplingParams, r
     if (r <= 0) return id;
   }
   return nucleus[nucleus.length - 1]!;
+}
+
+let idBuffer = new Int32Array(0);
+let idValues = new Float64Array(0);
+/** The tokens below `n` that `mask` allows, ascending; a word that allows nothing skips its 32 tokens at once. */
+function allowedIds(mask: Int32Array, n: number): Int32Array {
+  if (idBuffer.length < n) idBuffer = new Int32Array(n);
+  let count = 0;
+  for (let word = 0; word < mask.length; word++) {
+    const bits = mask[word]!;
+    if (bits === 0) continue;
+    const end = Math.min(n, (word + 1) * 32);
+    for (let i = word * 32; i < end; i++) if (((bits >>> (i & 31)) & 1) === 1) idBuffer[count++] = i;
+  }
+  return idBuffer.subarray(0, count);
+}
+function idScratchValues(count: number): Float64Array {
+  if (idValues.length < count) idValues = new Float64Array(Math.max(count, idValues.length * 2));
+  return idValues.subarray(0, count);
 }
 
 let buffer = new Float64Array(0);
