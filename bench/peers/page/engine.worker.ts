@@ -5,13 +5,15 @@
  * initialises, so a different thread count needs a fresh worker.
  *
  * Every timing is taken here with performance.now(), so the page ↔ worker hop is never measured.
- * The measured loop is the engine's own (src/engine/chat/chat.ts): LanguageModel.forward, then
- * LanguageModel.logProbsAt (float64 log-softmax over the vocabulary), then the sampler (greedy).
- * `profile()` is an instrumented copy of that loop that splits a step into its parts.
+ * The measured loop is the engine's own greedy chat without logprobs (src/engine/chat/chat.ts):
+ * LanguageModel.forward, then the sampler at temperature 0 on the row of raw logits, read in place
+ * (LanguageModel.logitsAt: no log-softmax, no copy). `profile()` is an instrumented copy of the
+ * loop with logprobs (the float64 log-softmax chat takes when they are asked for), split into its
+ * parts.
  */
 import * as Comlink from 'comlink';
 import { InferenceSession } from 'onnxruntime-web/webgpu';
-import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';
+import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingface/transformers';
 import { LanguageModel } from '../../../src/engine/model/language-model.ts';
 import { logSoftmax } from '../../../src/engine/model/log-softmax.ts';
 import { applyRuntimeConfig, configuredOrtBuild } from '../../../src/engine/load/runtime-env.ts';
@@ -19,7 +21,7 @@ import { ModelHandoff } from '../../../src/engine/load/model-handoff.ts';
 import { ortBuildOfPath } from '../../../src/engine/runtime/ort-build.ts';
 import { decodeSteps as splitSteps } from '../../lib/step-time.ts';
 import { rewritesOn, withSessionRewrites } from '../../../src/engine/load/session-rewrites.ts';
-import { argmax } from '../../../src/engine/chat/sampler.ts';
+import { argmax, sampleToken } from '../../../src/engine/chat/sampler.ts';
 import { median } from '../../lib/schema.ts';
 import { profileSteps } from './step-profile.ts';
 
@@ -59,6 +61,15 @@ function timeRuns(m: LanguageModel): void {
       runMs += performance.now() - t0;
     }
   };
+}
+
+/** chat.ts's greedy choice without logprobs: the sampler at temperature 0 over the last row's raw logits. */
+const GREEDY = { temperature: 0, topP: 1 };
+function greedyPick(logits: Tensor): number {
+  return sampleToken(LanguageModel.logitsAt(logits, -1), GREEDY, noRandom);
+}
+function noRandom(): number {
+  throw new Error('greedy: no draw');
 }
 
 function need(): LanguageModel {
@@ -203,15 +214,16 @@ const api = {
   },
 
   /**
-   * The peer measurement: prefill `ids` (one forward pass, then the engine's log-softmax and the
-   * greedy pick), then decode until `tokens` tokens exist (tokens − 1 single-token passes, each
-   * followed by log-softmax and the pick), exactly as src/engine/chat/chat.ts does per token.
+   * The peer measurement: prefill `ids` (one forward pass, then the greedy pick), then decode until
+   * `tokens` tokens exist (tokens − 1 single-token passes, each followed by the pick), exactly as
+   * src/engine/chat/chat.ts does per token for a greedy chat without logprobs: `sampleToken` at
+   * temperature 0 over the raw logits of the last position.
    */
   async bench(ids: number[], tokens: number) {
     const m = need();
     const t0 = performance.now();
     let pass = await m.forward(ids, m.emptyCache(), 1);
-    let token = argmax(LanguageModel.logProbsAt(pass.logits, -1));
+    let token = greedyPick(pass.logits);
     pass.logits.dispose();
     const t1 = performance.now();
     let cache = pass.cache;
@@ -225,7 +237,7 @@ const api = {
         pass = await m.forward([token], cache, 1);
         cache.dispose();
         cache = pass.cache;
-        token = argmax(LanguageModel.logProbsAt(pass.logits, -1));
+        token = greedyPick(pass.logits);
         pass.logits.dispose();
         generated.push(token);
         stepRunMs.push(runMs - r0);

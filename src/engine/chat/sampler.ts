@@ -85,7 +85,7 @@ function allowedIds(mask: Int32Array, n: number): Int32Array {
   return idBuffer.subarray(0, count);
 }
 function idScratchValues(count: number): Float64Array {
-  if (idValues.length < count) idValues = new Float64Array(Math.max(count, idValues.length * 2));
+  if (idValues.length < count) idValues = new Float64Array(idBuffer.length); // as many as ids can be
   return idValues.subarray(0, count);
 }
 
@@ -151,23 +151,19 @@ export function argmax(values: ArrayLike<number>): number {
 
 /**
  * The allowed token with the largest value (the first on ties), as argmax of the masked
- * log-probabilities. A word of the mask that allows nothing skips its 32 tokens at once.
+ * log-probabilities; -1 when the mask allows nothing. The allowed ids are gathered as for a draw
+ * (`allowedIds`: a word of the mask that allows nothing skips its 32 tokens at once).
  */
 export function maskedArgmax(values: ArrayLike<number>, mask: Int32Array): number {
+  const ids = allowedIds(mask, values.length);
   let best = -1;
   let max = -Infinity;
-  const n = values.length;
-  for (let word = 0; word < mask.length; word++) {
-    const bits = mask[word]!;
-    if (bits === 0) continue;
-    const end = Math.min(n, (word + 1) * 32);
-    for (let i = word * 32; i < end; i++) {
-      if (((bits >>> (i & 31)) & 1) === 0) continue;
-      const v = values[i]!;
-      if (best < 0 || v > max) {
-        max = v;
-        best = i;
-      }
+  for (let k = 0; k < ids.length; k++) {
+    const i = ids[k]!;
+    const v = values[i]!;
+    if (best < 0 || v > max) {
+      max = v;
+      best = i;
     }
   }
   return best;
