@@ -1,8 +1,9 @@
 /**
  * The peers page: built into bench/peers/dist, and served cross-origin isolated (COOP + COEP, so
  * SharedArrayBuffer and wasm threads work for both onnxruntime-web and wllama) with the model
- * folders under /models/<name>/<file>, same-origin (transformers.js reads them with
- * env.localModelPath = '/models/'; wllama gets the GGUF by URL).
+ * folders under /models/<name>/<file>, same-origin (the engine's page passes localModelPath
+ * '/models/', which a browser reads as a host: src/engine/load/runtime-env.ts; wllama gets the
+ * GGUF by URL).
  */
 import { join, resolve } from 'node:path';
 import { build } from 'vite';

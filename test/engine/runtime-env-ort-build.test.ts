@@ -47,4 +47,25 @@ describe('applyRuntimeConfig and the onnxruntime-web build', () => {
     expect(wasm.wasmPaths).toBeUndefined();
     expect(mod.configuredOrtBuild()).toBeNull();
   });
+
+  it('in a browser, reads a model folder as a host on this origin: a size check is a Range request, not a whole download left unread', async () => {
+    const { mod } = await fresh();
+    const { env } = await import('@huggingface/transformers');
+    const useFS = env.useFS;
+    const location = Object.getOwnPropertyDescriptor(globalThis, 'location');
+    try {
+      env.useFS = false;
+      Object.defineProperty(globalThis, 'location', { value: new URL('http://a.test/page/index.html'), configurable: true });
+      mod.applyRuntimeConfig({ localModelPath: '/models' }, 'https://hub.test');
+      expect([env.allowRemoteModels, env.allowLocalModels]).toEqual([true, false]);
+      expect(`${env.remoteHost}${env.remotePathTemplate.replace('{model}', 'm')}`).toBe('http://a.test/models/m/');
+      env.useFS = true;
+      mod.applyRuntimeConfig({ localModelPath: '/models' }, undefined);
+      expect([env.allowRemoteModels, env.allowLocalModels, env.localModelPath]).toEqual([false, true, '/models/']);
+    } finally {
+      env.useFS = useFS;
+      if (location) Object.defineProperty(globalThis, 'location', location);
+      else delete (globalThis as { location?: unknown }).location;
+    }
+  });
 });

@@ -10,7 +10,10 @@ const TRANSFORMERS_FETCH = env.fetch;
 export interface RuntimeConfig {
   /** Base URL of the self-hosted onnxruntime-web `.mjs`/`.wasm` files (browser); never a CDN. */
   ortBase?: string | undefined;
-  /** A local folder of models in the hub layout (Node and tests), used instead of a host. */
+  /**
+   * A folder of models in the hub layout, used instead of a host: on disk in Node; in a browser, a
+   * path or URL, read as a host (`{folder}{model}/{file}`).
+   */
   localModelPath?: string | undefined;
   /** wasm threads; defaults to navigator.hardwareConcurrency where the page is cross-origin isolated. */
   threads?: number | undefined;
@@ -28,9 +31,23 @@ export interface RuntimeConfig {
 let pinnedBuild: OrtBuild | null = null;
 
 export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefined): void {
-  env.allowRemoteModels = !config.localModelPath;
-  env.allowLocalModels = !!config.localModelPath;
-  if (config.localModelPath) env.localModelPath = config.localModelPath.endsWith('/') ? config.localModelPath : `${config.localModelPath}/`;
+  const folder = config.localModelPath ? (config.localModelPath.endsWith('/') ? config.localModelPath : `${config.localModelPath}/`) : null;
+  if (folder && !env.useFS) {
+    // In a browser a model folder is a host on this origin, read as one. transformers.js checks a
+    // local file's size with a whole GET whose body it never reads nor cancels: the browser goes on
+    // buffering that download in the worker, outside the JavaScript heap, for as long as the worker
+    // lives (measured in Chromium 156: 55 MiB per load of the 135M model, docs/memory.md). A host
+    // gets a one-byte Range request instead, whose body is cancelled when the server sends it all.
+    env.allowRemoteModels = true;
+    env.allowLocalModels = false;
+    env.remoteHost = new URL(folder, globalThis.location?.href).href;
+    env.remotePathTemplate = '{model}/';
+    host = undefined;
+  } else {
+    env.allowRemoteModels = !folder;
+    env.allowLocalModels = !!folder;
+    if (folder) env.localModelPath = folder;
+  }
   if (host) {
     env.remoteHost = host.endsWith('/') ? host : `${host}/`;
     env.remotePathTemplate = '{model}/resolve/{revision}/';
