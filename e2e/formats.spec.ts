@@ -138,6 +138,10 @@ function checkServed(run: FormatRun, f: { model: string; dtype: Dtype }, device:
   // On wasm every format but fp32 reads its tied embedding and lm_head from one int8 matrix (int8-head.ts).
   const head = device === 'wasm' && f.dtype !== 'fp32';
   expect(run.status.int8Head, `${name}: embedding and lm_head at 8 bits`).toMatchObject({ embedding: head, lmHead: head });
+  // On wasm fp32 keeps its float head, the tied matrix held once, not packed a second time (tied-head.ts).
+  const tiedOnce = run.status.tiedHead ?? 0;
+  if (device === 'wasm' && f.dtype === 'fp32') expect(tiedOnce, `${name}: tied float head held once`).toBeGreaterThan(0);
+  else expect(tiedOnce, `${name}: no tied float head rewritten`).toBe(0);
 
   // Prefix sharing: the decision fed its state once, then each question's own tokens and label
   // rows (usage: input = state + questions; output = per question 1 root position + label rows).

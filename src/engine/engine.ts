@@ -209,6 +209,7 @@ export class Engine implements EngineApi {
       adapter: resolved.adapter,
       int8Projections: lm.int8Projections,
       int8Head: lm.int8Head,
+      tiedHead: lm.tiedHead,
       ...(lm.device !== 'cpu' && configuredOrtBuild() ? { ortBuild: configuredOrtBuild()! } : {}),
       error: null,
       counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null },

@@ -61,6 +61,12 @@ export interface EngineStatus {
    * holds; `int8Bytes`: the int8 matrices and scales that replaced them. Absent before a load.
    */
   int8Head?: { embedding: boolean; lmHead: boolean; floatBytesDropped: number; int8Bytes: number };
+  /**
+   * Bytes of the packed lm_head copy onnxruntime did not make because the load held a tied float32
+   * embedding and lm_head once, unpacked (src/engine/graph/tied-head.ts; docs/memory.md): on wasm
+   * where the head stays float32 (fp32 without `quantizeHead`). 0 where not rewritten; absent before a load.
+   */
+  tiedHead?: number;
   /** The onnxruntime-web build the engine's worker loaded (LoadOptions.ortBuild); absent before a load and in Node. */
   ortBuild?: 'jspi' | 'asyncify';
   /** Tokens the model has read and forward passes run since it loaded: prefill work made observable. */

@@ -19,13 +19,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateModels } from '../../scripts/models/generate-models.ts';
-import { DataType, GraphBuilder } from '../../scripts/models/onnx-graph.ts';
 import { toFloat16Bits } from '../../scripts/models/float16.ts';
 import { float16ToNumber } from '../../src/engine/runtime/float16.ts';
 import { INT8_HEAD_WEIGHTS, int8Head, quantizeRows } from '../../src/engine/graph/int8-head.ts';
 import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 import { rewritesOn, withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
 import { loadOrtWeb, type OrtSession, type OrtWeb } from '../support/ort-web.ts';
+import { headGraph, runHeadGraph } from '../support/head-graph.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 
 let ort: OrtWeb;
@@ -91,35 +91,7 @@ describe('quantizeRows', () => {
   });
 });
 
-/** ids → Gather(E) → `embedded`; flattened → Gemm(x, E, transB) (tied) or MatMul(x, W) (untied) → `logits` [1, S, V]. */
-function headGraph(e: Float32Array, v: number, h: number, opts: { opset: number; untied?: Float32Array; alpha?: boolean }): Uint8Array {
-  const g = new GraphBuilder('head');
-  const ids = g.input('input_ids', DataType.INT64, [1, 's']);
-  g.floatInit('embed.weight', [v, h], e);
-  const embedded = g.op('Gather', ['embed.weight', ids], 'embed/Gather', { axis: 0 }, 'embedded');
-  g.output(embedded, DataType.FLOAT, [1, 's', h]);
-  const flat = g.op('Reshape', [embedded, g.constInt64([-1, h])], 'lm_head/Flatten');
-  let head: string;
-  if (opts.untied) {
-    g.floatInit('lm_head.weight.T', [h, v], opts.untied);
-    head = g.op('MatMul', [flat, 'lm_head.weight.T'], 'lm_head/MatMul');
-  } else head = g.op('Gemm', [flat, 'embed.weight'], 'lm_head/Gemm', { transB: 1, ...(opts.alpha ? { alpha: { float: 2 } } : {}) });
-  const logits = g.op('Reshape', [head, g.constInt64([1, -1, v])], 'lm_head/Reshape', undefined, 'logits');
-  g.output(logits, DataType.FLOAT, [1, 's', v]);
-  return g.toModelProto({ irVersion: 8, opset: opts.opset, producerName: 'test', producerVersion: '1' }).toBytes();
-}
-
-async function runHead(graph: Uint8Array, weights: Uint8Array | null, ids: number[]): Promise<{ embedded: Float32Array; logits: Float32Array }> {
-  const session = await ort.InferenceSession.create(graph, weights ? { externalData: [{ path: INT8_HEAD_WEIGHTS, data: weights }] } : {});
-  try {
-    const out = await session.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]) });
-    const result = { embedded: Float32Array.from(out['embedded']!.data as Float32Array), logits: Float32Array.from(out['logits']!.data as Float32Array) };
-    for (const t of Object.values(out)) t.dispose();
-    return result;
-  } finally {
-    await session.release();
-  }
-}
+const runHead = (graph: Uint8Array, weights: Uint8Array | null, ids: number[]) => runHeadGraph(ort, graph, weights ? { path: INT8_HEAD_WEIGHTS, data: weights } : null, ids);
 
 /** The definition: each row of x rounded to 255 levels, times the int8 matrix, scaled back (int8-projections.ts). */
 function int8Product(x: Float32Array, rows: number, h: number, q: number[], s: number[], v: number): number[] {

@@ -27,6 +27,7 @@
  */
 import { decodeFloat16Bits } from '../runtime/float16.ts';
 import { roundingConstants, roundRows } from './int8-projections.ts';
+import { isPlainTransBGemm, lmHeadNode } from './lm-head.ts';
 import { defaultOpset, readGraph, type ExternalData, type TensorInfo } from './onnx-graph.ts';
 import { externalTensor, GRAPH_INITIALIZER, GRAPH_NODE, intAttribute, intsAttribute, node, type NodeInfo, TensorType, withGraph } from './onnx-messages.ts';
 import { Pieces, WIRE_BYTES } from './onnx-wire.ts';
@@ -37,8 +38,6 @@ export const INT8_HEAD_WEIGHTS = 'jev-int8-head';
 const LEVELS = 127;
 const ALIGN = 64;
 const P = 'jev_int8_head/';
-/** Operations that act on each row of the logits alone (as logits-to-keep.ts), and the Reshapes around the product. */
-const BETWEEN = new Set(['Reshape', 'Cast', 'Mul', 'Div', 'Add', 'Sub', 'Tanh', 'Softcap']);
 
 export interface Int8HeadRewrite {
   graph: Uint8Array;
@@ -130,8 +129,6 @@ export function int8Head(model: Uint8Array, external: ExternalData): Int8HeadRew
   if (!read) return null;
   const { tensors, nodes } = read;
   const inputs = new Map(read.inputs.map((i) => [i.name, i]));
-  const producer = new Map<string, NodeInfo>();
-  for (const n of nodes.values()) for (const o of n.outputs) producer.set(o, n);
 
   const matrices = new Map<string, Matrix>();
   const matrixOf = (name: string, rowsFirst: boolean): Matrix | null => {
@@ -147,11 +144,9 @@ export function int8Head(model: Uint8Array, external: ExternalData): Int8HeadRew
 
   // The lm_head: the product `logits` come from, through Reshapes and row-wise operations.
   let head: { node: NodeInfo; matrix: Matrix } | null = null;
-  let at = producer.get('logits');
-  for (let i = 0; at && BETWEEN.has(at.op) && i < 16; i++) at = producer.get(at.inputs[0] ?? '');
+  const at = lmHeadNode(nodes.values());
   if (at && at.domain === '' && at.op === 'Gemm') {
-    const plain = (at.ints.get('transB') ?? 0) === 1 && (at.ints.get('transA') ?? 0) === 0 && !at.attributes.has('alpha') && !at.attributes.has('beta') && !at.inputs[2];
-    const m = plain ? matrixOf(at.inputs[1]!, true) : null;
+    const m = isPlainTransBGemm(at) ? matrixOf(at.inputs[1]!, true) : null;
     if (m) head = { node: at, matrix: m };
   } else if (at && at.domain === '' && at.op === 'MatMul') {
     const m = matrixOf(at.inputs[1]!, false);

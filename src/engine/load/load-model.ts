@@ -179,6 +179,7 @@ export async function loadLanguageModel(
     lm = new LanguageModel(model, rewritten ? rewritten.value : await fromPretrained(), tokenizer, device, dtype);
     lm.int8Projections = rewritten?.report.int8Projections ?? 0;
     if (rewritten) lm.int8Head = rewritten.report.int8Head;
+    lm.tiedHead = rewritten?.report.tiedHead ?? 0;
     await probe(lm);
     if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);
     return lm;

@@ -2,6 +2,7 @@ import { CollectionWitness, promptCollection } from './collection-prompt.ts';
 import { externalizeWeights } from '../graph/externalize-weights.ts';
 import { INT8_HEAD_WEIGHTS, int8Head } from '../graph/int8-head.ts';
 import { INT8_WEIGHTS, int8Projections } from '../graph/int8-projections.ts';
+import { TIED_HEAD_WEIGHTS, tiedHead } from '../graph/tied-head.ts';
 import type { Device, Dtype } from '../model/language-model.ts';
 import { keepLogitsRows } from '../graph/logits-to-keep.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
@@ -22,6 +23,8 @@ export interface SessionRewriteReport {
   int8Projections: number;
   /** The embedding Gather and lm_head product rewritten to read one int8 matrix (int8-head.ts), and the float bytes that left the graph for the int8 bytes that replaced them. */
   int8Head: Int8HeadReport;
+  /** Bytes of the packed lm_head copy onnxruntime no longer makes, the tied float32 matrix being held once (tied-head.ts); 0 where not rewritten. */
+  tiedHead: number;
   /** Bytes of model files (and of the int8 weights made from them) released as soon as their session existed (release-buffer.ts). */
   released: number;
   /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted. */
@@ -49,18 +52,23 @@ export interface SessionRewriteOptions {
   int8Projections?: boolean;
   /** Rewrite the embedding Gather and the lm_head product to read one int8 matrix with a scale per token (int8-head.ts). */
   int8Head?: boolean;
+  /** Where the head stays float32: hold a tied embedding and lm_head once, unpacked (tied-head.ts). */
+  tiedHead?: boolean;
 }
 
 /**
  * The rewrites a load on `device` makes: 4-bit projections as 8-bit integer products on wasm only
  * (WebGPU has a 4-bit kernel); the embedding and lm_head at 8 bits on wasm for every format but
  * fp32, and for fp32 too where the caller asked (`quantizeHead: true`); `quantizeHead: false` keeps
- * them in floating point for every format (decode is faster so, by 0–25 % here: docs/models.md). Not on WebGPU (not tried there):
+ * them in floating point for every format (decode is faster so, by 0–25 % here: docs/models.md).
+ * Where the head stays in floating point on wasm, a tied float32 one is held once, not packed a
+ * second time (tied-head.ts). Not on WebGPU (not tried there):
  * the rewrite is made for onnxruntime's CPU integer kernels (docs/models.md).
  */
 export function rewritesOn(device: Device, dtype?: Dtype, quantizeHead?: boolean): SessionRewriteOptions {
   const wasm = device === 'wasm';
-  return { int8Projections: wasm, int8Head: wasm && dtype !== undefined && (quantizeHead ?? dtype !== 'fp32') };
+  const int8Head = wasm && dtype !== undefined && (quantizeHead ?? dtype !== 'fp32');
+  return { int8Projections: wasm, int8Head, tiedHead: wasm && !int8Head };
 }
 
 /** A graph larger than this is not given `num_logits_to_keep`: rewriting it would copy it whole. */
@@ -77,7 +85,9 @@ const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
  * - with `int8Projections`, its 4-bit projections become 8-bit integer products
  *   (int8-projections.ts), whose weights are a new buffer mounted beside the others;
  * - with `int8Head`, its embedding Gather and lm_head product read one int8 matrix (int8-head.ts),
- *   mounted the same way; the float matrix leaves the graph.
+ *   mounted the same way; the float matrix leaves the graph;
+ * - with `tiedHead` (and no int8 head), a tied float32 embedding and lm_head read one transposed
+ *   matrix that onnxruntime does not pack a second copy of (tied-head.ts), mounted the same way.
  *
  * The factory is restored when `load` settles.
  * A model already in external-data form is created as it was. Either way, once the session exists
@@ -91,7 +101,7 @@ export async function withSessionRewrites<T>(
   rewrites: SessionRewriteOptions = {},
 ): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
-  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, floatBytesDropped: 0, int8Bytes: 0 }, released: 0, collected: null };
+  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, floatBytesDropped: 0, int8Bytes: 0 }, tiedHead: 0, released: 0, collected: null };
   // Released buffers that a browser API has seen go at a collection only (collection-prompt.ts).
   const witness = new CollectionWitness();
   /** The bytes a buffer transformers.js read stands for: the deposited file its ticket names, or itself. */
@@ -126,13 +136,19 @@ export async function withSessionRewrites<T>(
       graph = head.graph;
       externalData.push({ path: INT8_HEAD_WEIGHTS, data: head.weights });
     }
+    const tied = small && !head && rewrites.tiedHead ? tiedHead(graph, (location) => mounted(externalData, location)) : null;
+    if (tied) {
+      report.tiedHead += tied.packedBytesAvoided;
+      graph = tied.graph;
+      externalData.push({ path: TIED_HEAD_WEIGHTS, data: tied.weights });
+    }
     const int8 = small && rewrites.int8Projections ? int8Projections(graph, (location) => mounted(externalData, location)) : null;
     if (int8) {
       report.int8Projections += int8.projections;
       graph = int8.graph;
       externalData.push({ path: INT8_WEIGHTS, data: int8.weights });
     }
-    const created = original.call(this, graph, options?.externalData || rewritten || int8 || head ? { ...options, externalData } : options);
+    const created = original.call(this, graph, options?.externalData || rewritten || int8 || head || tied ? { ...options, externalData } : options);
     return created.then((session) => {
       // The session holds its own copy of every weight now: the files' bytes can go.
       const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);

@@ -47,6 +47,8 @@ export class LanguageModel implements TokenizerModel {
   int8Projections = 0;
   /** The embedding and lm_head its load rewrote to read one int8 matrix (session-rewrites.ts; EngineStatus.int8Head). */
   int8Head: { embedding: boolean; lmHead: boolean; floatBytesDropped: number; int8Bytes: number } = { embedding: false, lmHead: false, floatBytesDropped: 0, int8Bytes: 0 };
+  /** Bytes of the packed lm_head copy its load avoided by holding a tied float32 matrix once (session-rewrites.ts; EngineStatus.tiedHead). */
+  tiedHead = 0;
   /** Every tensor made here or returned by the model, counted until disposed (EngineStatus.counters.liveTensors). */
   readonly ledger = new TensorLedger();
   /** Set by the engine that serves this model. */

@@ -12,9 +12,10 @@ import type { Device, Dtype } from '../../model/language-model.ts';
  *   wasm heap = heapFactor × file bytes
  *
  * The heap factor folds in what the doc names beside the weights: fp16 held as fp32 on wasm, the
- * packed copy of a tied lm_head, q4's projections as int8 products, onnxruntime's arena. Measured
- * on one small model, where the embedding weighs most, it leans high for larger models: the check
- * it feeds refuses only what exceeds a hard limit.
+ * packed copy of a tied lm_head (which a wasm load no longer makes where the head stays float32,
+ * src/engine/graph/tied-head.ts: the estimate leans high by that much), q4's projections as int8
+ * products, onnxruntime's arena. Measured on one small model, where the embedding weighs most, it
+ * leans high for larger models: the check it feeds refuses only what exceeds a hard limit.
  *
  * WebGPU is not measured here (SwiftShader only). There the weights go to GPU buffers as they are
  * in the file (float16 stays float16: the f16 formats run only with shader-f16), the renderer holds
