@@ -42,15 +42,14 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
     env.allowLocalModels = false;
     env.remoteHost = new URL(folder, globalThis.location?.href).href;
     env.remotePathTemplate = '{model}/';
-    host = undefined;
   } else {
     env.allowRemoteModels = !folder;
     env.allowLocalModels = !!folder;
     if (folder) env.localModelPath = folder;
-  }
-  if (host) {
-    env.remoteHost = host.endsWith('/') ? host : `${host}/`;
-    env.remotePathTemplate = '{model}/resolve/{revision}/';
+    if (host) {
+      env.remoteHost = host.endsWith('/') ? host : `${host}/`;
+      env.remotePathTemplate = '{model}/resolve/{revision}/';
+    }
   }
   // Model files read into one buffer each, cached by the engine's own cache (model-fetch.ts).
   if (TRANSFORMERS_FETCH) env.fetch = modelFetch(TRANSFORMERS_FETCH, config.modelCache ?? null);
