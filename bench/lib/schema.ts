@@ -415,6 +415,8 @@ export interface PeerDetail {
     outside_ms_median?: number[];
     /** The onnxruntime-web build the engine's worker loaded. Optional. */
     ort_build?: string | null;
+    /** The lm_head as loaded: 'int8' (the 8-bit embedding and head), 'float, held once' (tied-head.ts) or 'float'. Optional. */
+    head?: string | null;
   };
   /**
    * Each side's renderer memory, beside its model's bytes (null where the browser's processes could

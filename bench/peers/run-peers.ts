@@ -3,7 +3,7 @@
  *
  *   npx tsx bench/peers/run-peers.ts [--json FILE] [--model NAME]... [--dtype fp32|q4|q8]... [--threads N]... [--reps 3]
  *                                    [--prompt 400] [--decode 64] [--max-load L [--max-wait S]]
- *                                    [--no-build] [--verbose]
+ *                                    [--quantize-head true|false] [--no-build] [--verbose]
  *
  * Writes { peers: PeerRow[] (CONTRACT §1), details, environment } to FILE (default
  * bench-results/peers.json) and prints the rows. Models default to TinyStories-656K and
@@ -11,6 +11,8 @@
  * navigator.hardwareConcurrency. With --max-load, each measurement waits (up to --max-wait seconds)
  * for the machine's 1-minute load average to drop below L: on a shared 2-core machine other processes
  * otherwise swamp the wasm threads (both runtimes spin-wait between parallel sections).
+ * --quantize-head loads the engine's embedding and lm_head at 8 bits (true) or in float (false), as
+ * `createClient({ quantizeHead })` does; by default as the product loads the dtype (8 bits but fp32).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -26,6 +28,7 @@ const { values } = parseArgs({
     model: { type: 'string', multiple: true },
     dtype: { type: 'string', multiple: true },
     threads: { type: 'string', multiple: true },
+    'quantize-head': { type: 'string' },
     reps: { type: 'string', default: '3' },
     prompt: { type: 'string', default: '400' },
     decode: { type: 'string', default: '64' },
@@ -36,6 +39,11 @@ const { values } = parseArgs({
   },
 });
 
+function quantizeHead(v: string): boolean {
+  if (v !== 'true' && v !== 'false') throw new Error(`--quantize-head takes true or false, not ${v}`);
+  return v === 'true';
+}
+
 const marker = `peers-${process.pid}-${Date.now()}`;
 const browser = await launchChromium(marker);
 try {
@@ -44,6 +52,7 @@ try {
     ...(values.model ? { models: values.model } : {}),
     ...(values.dtype ? { dtypes: values.dtype as PeerDtype[] } : {}),
     ...(values.threads ? { threads: values.threads.map(Number) } : {}),
+    ...(values['quantize-head'] ? { quantizeHead: quantizeHead(values['quantize-head']) } : {}),
     reps: Number(values.reps),
     promptTokens: Number(values.prompt),
     decodeTokens: Number(values.decode),

@@ -36,6 +36,8 @@ import { load1, sleep, waitForQuiet } from './quiet.ts';
 export interface PeerOptions {
   /** Engine dtype and GGUF; default fp32. */
   dtype?: PeerDtype;
+  /** The engine's embedding and lm_head at 8 bits (LoadOptions.quantizeHead); default: the product's choice for the dtype. */
+  quantizeHead?: boolean;
   /** Prompt size in tokens (the longest word prefix of the prose within it). Default 400. */
   promptTokens?: number;
   /** Tokens to generate. Default 64. */
@@ -109,7 +111,7 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
     const marker = opts.marker;
     const before = marker ? rendererRss(marker) : null;
     await es.call('engineStart', key);
-    const eLoad = await engine<{ ms: number; threads: number; ortBuild?: string | null }>('load', { model: m.name, threads, dtype });
+    const eLoad = await engine<{ ms: number; threads: number; ortBuild?: string | null; rewrites?: { int8Head: { lmHead: boolean }; tiedHead: number } }>('load', { model: m.name, threads, dtype, ...(opts.quantizeHead !== undefined ? { quantizeHead: opts.quantizeHead } : {}) });
     if (eLoad.threads !== threads) throw new Error(`engine runs ${eLoad.threads} threads, asked for ${threads}`);
     const enginePid = marker && before ? grownRenderer(marker, before) : null;
     const between = marker ? rendererRss(marker) : null;
@@ -218,6 +220,7 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
         step_ms_median: e.step.map((x) => round(x)),
         ...(e.outside.length ? { outside_ms_median: e.outside.map((x) => round(x, 3)) } : {}),
         ort_build: eLoad.ortBuild ?? null,
+        head: eLoad.rewrites ? (eLoad.rewrites.int8Head.lmHead ? 'int8' : eLoad.rewrites.tiedHead > 0 ? 'float, held once' : 'float') : null,
       },
       memory,
       loadavg: [load0, load1()],

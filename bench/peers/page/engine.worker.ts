@@ -38,6 +38,8 @@ export interface EngineLoadOptions {
   modelFileName?: string;
   /** Default fp32; q4 and q8 are compared with the Q4_0 / Q8_0 GGUFs of the same weights. */
   dtype?: 'fp32' | 'q4' | 'q8';
+  /** The embedding and lm_head at 8 bits (LoadOptions.quantizeHead); default: as the product loads the dtype. */
+  quantizeHead?: boolean;
   /**
    * false: every output copied out of wasm memory and every input copied in, as onnxruntime-web
    * does unpatched (build/ort-patch.mjs's switch held off in this worker). Default: the engine's way.
@@ -114,7 +116,7 @@ const api = {
         ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}),
       } as never);
     // the product's load (load-model.ts): the file handed from the fetch to onnxruntime, each weight copied into wasm memory once, the file's bytes released
-    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm', opts.dtype ?? 'fp32'));
+    const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm', opts.dtype ?? 'fp32', opts.quantizeHead));
     lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
     timeRuns(lm);
     return {
