@@ -7,11 +7,13 @@
  * product in every layer (distinct weights, so that they stream from memory as in a real step, not
  * from the cache) at M = 1 (one token, as a decode step feeds), written exactly as the generated
  * exports write it (scripts/models/linear-formats.ts: fp32 MatMul, q4 MatMulNBits, q8
- * DynamicQuantizeLinear → MatMulInteger); and the tied lm_head in the three forms a load can give it
+ * DynamicQuantizeLinear → MatMulInteger); and the tied lm_head in the four forms a load can give it
  * (the hub's quantizers leave the tied embedding in float32): the export's float32 Gemm, which
  * onnxruntime prepacks; the same matrix held once (src/engine/graph/tied-head.ts, the wasm fp32
- * default); and at 8 bits (src/engine/graph/int8-head.ts, the wasm default for every other format),
- * each graph written by the engine's own rewrite. Each runs in onnxruntime-web's wasm build (Node, 1
+ * default); at 8 bits as onnxruntime's MatMulInteger (src/engine/graph/int8-head.ts, the wasm
+ * default for float16 heads); and at 8 bits in the engine's own kernel, outside the graph
+ * (kernel-head.ts, int8-head-kernel.ts: the wasm default for q4 and q8), each graph written by the
+ * engine's own rewrite. Each runs in onnxruntime-web's wasm build (Node, 1
  * thread). Prints the median milliseconds of each, for all the layers, and a step's sum with the head
  * each format gets by default.
  */
@@ -21,7 +23,9 @@ import { DataType, GraphBuilder } from '../../scripts/models/onnx-graph.ts';
 import { MODEL_SPECS } from '../../scripts/models/specs.ts';
 import { randomTensor } from '../../scripts/models/weights.ts';
 import { INT8_HEAD_WEIGHTS, int8Head } from '../../src/engine/graph/int8-head.ts';
+import { kernelHead } from '../../src/engine/graph/kernel-head.ts';
 import { TIED_HEAD_WEIGHTS, tiedHead } from '../../src/engine/graph/tied-head.ts';
+import { Int8HeadKernel } from '../../src/engine/runtime/int8-head-kernel.ts';
 import { headGraph } from '../../test/support/head-graph.ts';
 import { loadOrtWeb } from '../../test/support/ort-web.ts';
 import { median } from '../lib/schema.ts';
@@ -69,20 +73,33 @@ async function time(k: number, build: (g: GraphBuilder, x: string) => string[], 
   }
 }
 
+/** A head graph as a rewrite left it; for the engine's kernel, what it feeds the graph and computes after it. */
+interface HeadForm {
+  graph: Uint8Array;
+  mount: { path: string; data: Uint8Array } | null;
+  feeds?: () => Record<string, unknown>;
+  finish?: (out: Record<string, { data: Float32Array | Uint16Array }>) => void;
+}
+
 /**
  * Median milliseconds of `reps` runs of each head graph (test/support/head-graph.ts, as rewritten)
  * fed one token, the graphs taking turns run by run, so that a noisy stretch of the machine falls on
  * all of them alike; and each one's fastest run.
  */
-async function timeHeads(graphs: Record<string, { graph: Uint8Array; mount: { path: string; data: Uint8Array } | null }>): Promise<Record<string, { median: number; min: number }>> {
-  const sessions = await Promise.all(Object.values(graphs).map((g) => ort.InferenceSession.create(g.graph, g.mount ? { externalData: [g.mount] } : {})));
+async function timeHeads(graphs: Record<string, HeadForm>): Promise<Record<string, { median: number; min: number }>> {
+  const forms = Object.values(graphs);
+  // One after another: onnxruntime-web mounts external data for the session being created only.
+  const sessions = [];
+  for (const g of forms) sessions.push(await ort.InferenceSession.create(g.graph, g.mount ? { externalData: [g.mount] } : {}));
   try {
-    const feed = { input_ids: new ort.Tensor('int64', BigInt64Array.of(7n), [1, 1]) };
+    const ids = () => ({ input_ids: new ort.Tensor('int64', BigInt64Array.of(7n), [1, 1]) });
     const ms: number[][] = sessions.map(() => []);
     for (let i = 0; i < reps + 5; i++) {
       for (const [k, session] of sessions.entries()) {
+        const form = forms[k]!;
         const t0 = performance.now();
-        const out = await session.run(feed);
+        const out = await session.run({ ...ids(), ...form.feeds?.() });
+        form.finish?.(out);
         if (i >= 5) ms[k]!.push(performance.now() - t0);
         for (const t of Object.values(out)) t.dispose();
       }
@@ -97,14 +114,24 @@ async function timeHeads(graphs: Record<string, { graph: Uint8Array; mount: { pa
 const exported = headGraph(weights(spec.vocabSize * h, 3), spec.vocabSize, h, { opset: 17 });
 const heldOnce = tiedHead(exported, () => null);
 const eightBit = int8Head(exported, () => null);
-if (!heldOnce || !eightBit) throw new Error('the head rewrites did not apply to the head graph');
+let kernel: Int8HeadKernel | null = null;
+const outside = kernelHead(exported, () => null, (v, hidden) => (kernel = Int8HeadKernel.create(v, hidden)));
+if (!heldOnce || !eightBit || !outside || !kernel) throw new Error('the head rewrites did not apply to the head graph');
+const k8: Int8HeadKernel = kernel;
 const heads = await timeHeads({
   gemm: { graph: exported, mount: null },
   heldOnce: { graph: heldOnce.graph, mount: { path: TIED_HEAD_WEIGHTS, data: heldOnce.weights } },
   eightBit: { graph: eightBit.graph, mount: { path: INT8_HEAD_WEIGHTS, data: eightBit.weights } },
+  // The engine's kernel: the embedding row fed to what is left of the graph, the logits computed from its hidden output.
+  kernel: {
+    graph: outside.graph,
+    mount: null,
+    feeds: () => ({ [outside.embeds!]: new ort.Tensor('float32', k8.embed([7]), [1, 1, h]) }),
+    finish: (out) => void k8.logits(out[outside.hidden]!.data as Float32Array, 1),
+  },
 });
-/** The head a wasm load gives each format by default (session-rewrites.ts `rewritesOn`). */
-const defaultHead = (format: WeightFormat): number => (format === 'fp32' ? heads['heldOnce']! : heads['eightBit']!).median;
+/** The head a wasm load gives each format by default (session-rewrites.ts `rewritesOn`): q4 and q8 the engine's kernel. */
+const defaultHead = (format: WeightFormat): number => (format === 'fp32' ? heads['heldOnce']! : heads['kernel']!).median;
 const rows: Record<string, string>[] = [];
 const layer: Record<string, number> = {};
 for (const [name, k, n] of PROJECTIONS) {
@@ -128,7 +155,8 @@ for (const [name, k, n] of PROJECTIONS) {
 const all = ({ median: m, min }: { median: number; min: number }) => Object.fromEntries(FORMATS.map((f) => [f, `${m.toFixed(2)} (min ${min.toFixed(2)})`]));
 rows.push({ projection: `lm_head ${h}×${spec.vocabSize}: the export's fp32 Gemm (packed)`, ...all(heads['gemm']!) });
 rows.push({ projection: 'lm_head: fp32 held once (tied-head.ts)', ...all(heads['heldOnce']!) });
-rows.push({ projection: 'lm_head: 8-bit (int8-head.ts)', ...all(heads['eightBit']!) });
+rows.push({ projection: 'lm_head: 8-bit, MatMulInteger (int8-head.ts)', ...all(heads['eightBit']!) });
+rows.push({ projection: "lm_head: 8-bit, the engine's kernel (int8-head-kernel.ts)", ...all(heads['kernel']!) });
 rows.push({ projection: 'a step (the layers + the default head)', ...Object.fromEntries(FORMATS.map((f) => [f, (layer[f]! + defaultHead(f)).toFixed(1)])) });
-console.log(`${spec.name}: median ms at M = 1 (each projection: in all ${spec.numHiddenLayers} layers; the three heads taking turns, with their fastest run), onnxruntime-web wasm, 1 thread, ${reps} runs each`);
+console.log(`${spec.name}: median ms at M = 1 (each projection: in all ${spec.numHiddenLayers} layers; the four heads taking turns, with their fastest run), onnxruntime-web wasm, 1 thread, ${reps} runs each`);
 console.table(rows);

@@ -27,6 +27,7 @@ import type { Browser } from 'playwright-core';
 import { fileBytes, modelBytes } from '../lib/model-bytes.ts';
 import { mib } from '../lib/measure.ts';
 import { median, type PeerDetail, type PeerRow } from '../lib/schema.ts';
+import type { SessionRewriteReport } from '../../src/engine/load/session-rewrites.ts';
 import { grownRenderer, peakRss, rendererRss, resetPeakRss } from '../lib/procs.ts';
 import { type PeersSession, openPeersPage } from './browser.ts';
 import { type PeerDtype, type PeerModel, ggufFile, ggufUrl, peerModel } from './models.ts';
@@ -111,7 +112,7 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
     const marker = opts.marker;
     const before = marker ? rendererRss(marker) : null;
     await es.call('engineStart', key);
-    const eLoad = await engine<{ ms: number; threads: number; ortBuild?: string | null; rewrites?: { int8Head: { lmHead: boolean }; tiedHead: number } }>('load', { model: m.name, threads, dtype, ...(opts.quantizeHead !== undefined ? { quantizeHead: opts.quantizeHead } : {}) });
+    const eLoad = await engine<{ ms: number; threads: number; ortBuild?: string | null; rewrites?: Pick<SessionRewriteReport, 'int8Head' | 'tiedHead'> }>('load', { model: m.name, threads, dtype, ...(opts.quantizeHead !== undefined ? { quantizeHead: opts.quantizeHead } : {}) });
     if (eLoad.threads !== threads) throw new Error(`engine runs ${eLoad.threads} threads, asked for ${threads}`);
     const enginePid = marker && before ? grownRenderer(marker, before) : null;
     const between = marker ? rendererRss(marker) : null;
@@ -220,7 +221,7 @@ export async function measurePeer(browser: Browser, model: PeerModel | string, t
         step_ms_median: e.step.map((x) => round(x)),
         ...(e.outside.length ? { outside_ms_median: e.outside.map((x) => round(x, 3)) } : {}),
         ort_build: eLoad.ortBuild ?? null,
-        head: eLoad.rewrites ? (eLoad.rewrites.int8Head.lmHead ? 'int8' : eLoad.rewrites.tiedHead > 0 ? 'float, held once' : 'float') : null,
+        head: eLoad.rewrites ? (eLoad.rewrites.int8Head.engineKernel ? 'int8, engine kernel' : eLoad.rewrites.int8Head.lmHead ? 'int8' : eLoad.rewrites.tiedHead > 0 ? 'float, held once' : 'float') : null,
       },
       memory,
       loadavg: [load0, load1()],

@@ -60,8 +60,9 @@ export interface ClientOptions {
   sharedMemoryBudget?: number;
   /**
    * The embedding and lm_head read from one int8 matrix on wasm (docs/models.md). Unset: for every
-   * format but fp32, which stays exact. `true`: for fp32 too. `false`: for none (about 200 MiB more
-   * for a 135M model's q4 or q8, and decode up to a fifth faster).
+   * format but fp32, which stays exact. `true`: for fp32 too. `false`: for none (about 80 MiB more
+   * for a 135M model's q4 or q8; since the engine computes the 8-bit head in its own kernel, the
+   * float head decodes no faster).
    */
   quantizeHead?: boolean;
   /**

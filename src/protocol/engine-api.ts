@@ -58,9 +58,11 @@ export interface EngineStatus {
    * (src/engine/graph/int8-head.ts; docs/models.md "The embedding and lm_head at 8 bits"): on wasm
    * for q8, q4, q4f16 and fp16, for fp32 only with `quantizeHead`. `embedding` / `lmHead`: which
    * readers were rewritten; `floatBytesDropped`: the float matrices' bytes the graph no longer
-   * holds; `int8Bytes`: the int8 matrices and scales that replaced them. Absent before a load.
+   * holds; `int8Bytes`: the int8 matrices and scales that replaced them; `engineKernel`: the
+   * lm_head (and a tied embedding) computed by the engine's own WebAssembly kernel outside
+   * onnxruntime (src/engine/runtime/int8-head-kernel.ts), not by MatMulInteger. Absent before a load.
    */
-  int8Head?: { embedding: boolean; lmHead: boolean; floatBytesDropped: number; int8Bytes: number };
+  int8Head?: { embedding: boolean; lmHead: boolean; engineKernel: boolean; floatBytesDropped: number; int8Bytes: number };
   /**
    * Bytes of the packed lm_head copy onnxruntime did not make because the load held a tied float32
    * embedding and lm_head once, unpacked (src/engine/graph/tied-head.ts; docs/memory.md): on wasm

@@ -15,8 +15,6 @@
  *   log-probs (along the unrewritten graph's own greedy path) within DRIFT (measured × 2,
  *   docs/models.md "The embedding and lm_head at 8 bits").
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateModels } from '../../scripts/models/generate-models.ts';
 import { toFloat16Bits } from '../../scripts/models/float16.ts';
@@ -26,7 +24,7 @@ import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
 import { rewritesOn, withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
 import { loadOrtWeb, type OrtSession, type OrtWeb } from '../support/ort-web.ts';
 import { headGraph, runHeadGraph } from '../support/head-graph.ts';
-import { GENERATED, TINY } from '../support/models.ts';
+import { EXPORT_CASES, generatedExport } from '../support/generated-exports.ts';
 
 let ort: OrtWeb;
 
@@ -168,9 +166,6 @@ describe('which loads rewrite', () => {
 
 // ---- Drift on the generated exports ----
 
-const FAMILIES = ['tiny-random-qwen2', 'tiny-random-qwen3', 'tiny-random-llama3', 'tiny-random-phi3', 'tiny-random-gemma3'];
-const FILES = { fp32: 'model.onnx', fp16: 'model_fp16.onnx', q8: 'model_quantized.onnx', q4: 'model_q4.onnx', q4f16: 'model_q4f16.onnx' } as const;
-type Format = keyof typeof FILES;
 /**
  * Bounds on the drift this rewrite adds, against the same load without it (max |Δp| of a decision's
  * answer probabilities; max |Δ log p| of a greedy token): about twice the worst measured, the
@@ -179,11 +174,6 @@ type Format = keyof typeof FILES;
  */
 const DRIFT = { prob: 0.07, logprob: 0.65 };
 
-const CASES: [string, Format][] = [
-  ...(['q4', 'q8', 'q4f16', 'fp16', 'fp32'] as const).map((f): [string, Format] => [TINY, f]),
-  [`${TINY}-gqa`, 'q4'],
-  ...FAMILIES.map((m): [string, Format] => [m, 'q4']),
-];
 
 interface Kv {
   kvHeads: number;
@@ -234,25 +224,17 @@ const LABELS = [10, 20, 30, 40, 50];
 const STEPS = 8;
 
 describe('every generated export, rewritten as a wasm load does, against the same load without it', () => {
-  for (const [model, format] of CASES) {
+  for (const [model, format] of EXPORT_CASES) {
     it(`${model} ${format}`, async () => {
-      const dir = join(GENERATED, model);
-      const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as Record<string, number>;
-      const kv = { kvHeads: config['num_key_value_heads'] ?? config['num_attention_heads']!, headDim: config['head_dim'] ?? config['hidden_size']! / config['num_attention_heads']! };
-      const [v, h] = [config['vocab_size']!, config['hidden_size']!];
-      const half = format === 'fp16' || format === 'q4f16';
-      const file = FILES[format];
-      const read = (name: string) => new Uint8Array(readFileSync(join(dir, 'onnx', name)));
+      const { kv, v, h, half, tied, graph, options } = generatedExport(model, format);
       const factory = ort.InferenceSession;
-      const load = (int8Head: boolean) =>
-        withSessionRewrites(factory, () => factory.create(read(file), format === 'fp16' ? { externalData: [{ path: `${file}_data`, data: read(`${file}_data`) }] } : {}), null, { int8Projections: true, int8Head });
+      const load = (int8Head: boolean) => withSessionRewrites(factory, () => factory.create(graph(), options()), null, { int8Projections: true, int8Head });
       const plain = await load(false);
       const rewritten = await load(true);
       try {
-        const tied = config['tie_word_embeddings'] !== (false as unknown as number);
-        expect(plain.report.int8Head).toEqual({ embedding: false, lmHead: false, floatBytesDropped: 0, int8Bytes: 0 });
+        expect(plain.report.int8Head).toEqual({ embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 });
         // Every float copy gone: the tied matrix once, or the embedding and the lm_head's own.
-        expect(rewritten.report.int8Head).toEqual({ embedding: true, lmHead: true, floatBytesDropped: (tied ? 1 : 2) * v * h * (half ? 2 : 4), int8Bytes: (tied ? 1 : 2) * (v * h + v * 4) });
+        expect(rewritten.report.int8Head).toEqual({ embedding: true, lmHead: true, engineKernel: false, floatBytesDropped: (tied ? 1 : 2) * v * h * (half ? 2 : 4), int8Bytes: (tied ? 1 : 2) * (v * h + v * 4) });
 
         // Decision Δp: probabilities of single-token answers, normalised over the labels, at each prompt's end.
         let prob = 0;

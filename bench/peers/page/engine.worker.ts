@@ -20,7 +20,7 @@ import { applyRuntimeConfig, configuredOrtBuild } from '../../../src/engine/load
 import { ModelHandoff } from '../../../src/engine/load/model-handoff.ts';
 import { ortBuildOfPath } from '../../../src/engine/runtime/ort-build.ts';
 import { decodeSteps as splitSteps } from '../../lib/step-time.ts';
-import { rewritesOn, withSessionRewrites } from '../../../src/engine/load/session-rewrites.ts';
+import { attachRewrites, rewritesOn, withSessionRewrites } from '../../../src/engine/load/session-rewrites.ts';
 import { argmax, sampleToken } from '../../../src/engine/chat/sampler.ts';
 import { median } from '../../lib/schema.ts';
 import { profileSteps } from './step-profile.ts';
@@ -118,6 +118,7 @@ const api = {
     // the product's load (load-model.ts): the file handed from the fetch to onnxruntime, each weight copied into wasm memory once, the file's bytes released
     const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm', opts.dtype ?? 'fp32', opts.quantizeHead));
     lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
+    attachRewrites(lm, rewrites);
     timeRuns(lm);
     return {
       ortBuild: opts.ortBuild === 'plain' ? 'plain' : (ortBuildOfPath(wasm.wasmPaths) ?? configuredOrtBuild()),
@@ -128,7 +129,8 @@ const api = {
       contextLength: lm.contextLength,
       vocabSize: lm.vocabSize,
       kvInputs: lm.kvInputs.length,
-      rewrites,
+      // What was rewritten, without the kernel itself (its memory is not the page's to copy).
+      rewrites: { ...rewrites, kernelHead: rewrites.kernelHead ? { hidden: rewrites.kernelHead.hidden, embeds: rewrites.kernelHead.embeds } : null },
     };
   },
 

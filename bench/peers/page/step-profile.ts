@@ -33,6 +33,9 @@ function decoderSession(m: LanguageModel): SessionLike {
  *                 compute   the rest: the graph, including the in-graph KV Concat
  *   tjs_post    wrapping outputs into transformers.js Tensors
  *   cache       collecting present.* into a KvCache + disposing the previous one
+ *   head        where the load took the lm_head out of the graph (kernel-head.ts): the engine's
+ *               kernel making the logits from the hidden state (int8-head-kernel.ts; its
+ *               embedding row is in `inputs`); 0 where onnxruntime computes them
  *   logsoftmax  LanguageModel.logProbsAt: float64 log-softmax over the vocabulary (JS)
  *   sample      greedy argmax (JS)
  * Also measured once on the last step's distribution: the sampler at temperature 0.7, top_p 0.9.
@@ -66,6 +69,8 @@ export async function profileSteps(m: LanguageModel, ids: number[], steps: numbe
         attention_mask: new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
         position_ids: new Tensor('int64', BigInt64Array.from([BigInt(past)]), [1, 1]),
       };
+      const head = m.kernelHead;
+      if (head?.embeds) inputs[head.embeds] = new Tensor('float32', head.kernel.embed([token]), [1, 1, head.kernel.h]);
       const b = performance.now();
       // As LanguageModel.forward runs it: outputs kept in wasm memory (build/ort-patch.mjs).
       const outputs = (await withResidentOutputs(() => m.model.forward({ ...inputs, past_key_values: cache.tensors }))) as Record<string, Tensor>;
@@ -73,13 +78,20 @@ export async function profileSteps(m: LanguageModel, ids: number[], steps: numbe
       for (const t of Object.values(inputs)) t.dispose();
       const present: Record<string, Tensor> = Object.create(null);
       let logits: Tensor | undefined;
+      let hidden: Tensor | undefined;
       for (const [name, t] of Object.entries(outputs)) {
         if (name === 'logits') logits = t;
+        else if (name === head?.hidden) hidden = t;
         else if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = t;
         else t.dispose();
       }
       cache.dispose();
       cache = new KvCache(present, total);
+      const d0 = performance.now();
+      if (head && hidden) {
+        logits = new Tensor('float32', head.kernel.logits(hidden.data as Float32Array, 1), [1, 1, head.kernel.v]);
+        hidden.dispose();
+      }
       const d = performance.now();
       const logp = LanguageModel.logProbsAt(logits!, -1);
       logits!.dispose();
@@ -101,7 +113,8 @@ export async function profileSteps(m: LanguageModel, ids: number[], steps: numbe
         copy_in: copyIn,
         copy_out: copyOut,
         compute: runMs - copyIn - copyOut,
-        cache: d - c,
+        cache: d0 - c,
+        head: d - d0,
         logsoftmax: e - d,
         sample: f - e,
       });

@@ -70,9 +70,12 @@ const isFloat = (t: TensorInfo | undefined): t is TensorInfo & { data: Uint8Arra
 
 /**
  * Writes Q (int8 [H, V]) and s (float32 [V]) of a float matrix given as [V, H] (`rowsFirst`) or
- * [H, V]: s[v] = max |row v| / 127 (1 for a row of zeros), Q = round(value / s[v]).
+ * [H, V]: s[v] = max |row v| / 127 (1 for a row of zeros), Q = round(value / s[v]). With `stride`,
+ * Q is written [V, stride] instead, a vocabulary row at v · stride (the engine's kernel's layout,
+ * int8-head-kernel.ts; values past H are left as they are).
  */
-export function quantizeRows(data: Uint8Array, v: number, h: number, rowsFirst: boolean, half: boolean, q: Int8Array, s: Float32Array): void {
+export function quantizeRows(data: Uint8Array, v: number, h: number, rowsFirst: boolean, half: boolean, q: Int8Array, s: Float32Array, stride?: number): void {
+  const at = stride === undefined ? (row: number, k: number) => k * v + row : (row: number, k: number) => row * stride + k;
   // Decoded in chunks of `rows` rows of the stored layout, so a float16 matrix is never float32 whole.
   const stored = rowsFirst ? v : h;
   const width = rowsFirst ? h : v;
@@ -92,7 +95,7 @@ export function quantizeRows(data: Uint8Array, v: number, h: number, rowsFirst: 
         for (let k = 0; k < h; k++) most = Math.max(most, Math.abs(e[r * h + k]!));
         const scale = most > 0 ? Math.fround(most / LEVELS) : 1;
         s[row] = scale;
-        for (let k = 0; k < h; k++) q[k * v + row] = clamp(Math.round(e[r * h + k]! / scale));
+        for (let k = 0; k < h; k++) q[at(row, k)] = clamp(Math.round(e[r * h + k]! / scale));
       }
     }
     return;
@@ -112,7 +115,7 @@ export function quantizeRows(data: Uint8Array, v: number, h: number, rowsFirst: 
   for (let first = 0; first < stored; first += rows) {
     const count = Math.min(rows, stored - first);
     const w = chunk(first, count);
-    for (let i = 0; i < count * v; i++) q[first * v + i] = clamp(Math.round(w[i]! / s[i % v]!));
+    for (let i = 0; i < count * v; i++) q[at(i % v, first + Math.floor(i / v))] = clamp(Math.round(w[i]! / s[i % v]!));
   }
 }
 

@@ -32,10 +32,10 @@ import {
   type NodeInfo,
   stringField,
   TensorType,
-  varintField,
+  tensorValue,
   withGraph,
 } from './onnx-messages.ts';
-import { readGraph, VALUE_NAME, VALUE_TYPE } from './onnx-graph.ts';
+import { readGraph } from './onnx-graph.ts';
 import { fields, Pieces, type Field } from './onnx-wire.ts';
 
 export const LOGITS_TO_KEEP = 'num_logits_to_keep';
@@ -44,19 +44,6 @@ export const LOGITS_TO_KEEP = 'num_logits_to_keep';
 const ROW_WISE = new Set(['Cast', 'Mul', 'Div', 'Add', 'Sub', 'Tanh', 'Softcap']);
 const LM_HEAD = new Set(['MatMul', 'MatMulNBits']);
 
-/** ValueInfoProto of a scalar int64 graph input. */
-function scalarInt64Input(name: string): Pieces {
-  const shape = new Pieces(); // TensorShapeProto with no dims: a scalar
-  const tensor = new Pieces();
-  varintField(tensor, 1, TensorType.INT64);
-  tensor.bytesField(2, shape);
-  const type = new Pieces();
-  type.bytesField(1, tensor);
-  const value = new Pieces();
-  stringField(value, VALUE_NAME, name);
-  value.bytesField(VALUE_TYPE, type);
-  return value;
-}
 
 /** The node re-encoded with some of its inputs renamed (by position). */
 function renamedInputs(buf: Uint8Array, field: Field, rename: Map<number, string>): Pieces {
@@ -146,7 +133,7 @@ export function keepLogitsRows(model: Uint8Array): Uint8Array | null {
   graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}one`, [1n]));
   graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}two`, [2n]));
   graph.bytesField(GRAPH_INITIALIZER, int64Tensor(`${p}end`, [0x7fffffffffffffffn]));
-  graph.bytesField(GRAPH_INPUT, scalarInt64Input(LOGITS_TO_KEEP));
+  graph.bytesField(GRAPH_INPUT, tensorValue(LOGITS_TO_KEEP, TensorType.INT64, 'scalar'));
 
   return withGraph(model, read.field, graph);
 }

@@ -19,12 +19,12 @@ import {
   type NodeInfo,
   parseNode,
   text,
+  VALUE_NAME,
+  VALUE_TYPE,
   varintValue,
 } from './onnx-messages.ts';
 import { fields, readVarint, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 
-export const VALUE_NAME = 1;
-export const VALUE_TYPE = 2;
 
 /** A graph input or output (ValueInfoProto): its name, and the rank of its tensor type (null where it has no shape). */
 export interface ValueInfo {

@@ -5,7 +5,8 @@
  *
  * Field numbers from onnx.proto: NodeProto input 1, output 2, name 3, op_type 4, attribute 5,
  * domain 7; AttributeProto name 1, i 3, ints 8, type 20 (INT 2, INTS 7); TensorProto dims 1,
- * data_type 2, name 8, raw_data 9, external_data 13, data_location 14.
+ * data_type 2, name 8, raw_data 9, external_data 13, data_location 14; ValueInfoProto name 1, type 2
+ * (TypeProto.tensor_type 1 → elem_type 1, shape 2).
  */
 import { fields, Pieces, readVarint, utf8, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 
@@ -92,6 +93,22 @@ export function stringField(out: Pieces, number: number, value: string): void {
 export function varintField(out: Pieces, number: number, value: number): void {
   out.varint(number * 8 + WIRE_VARINT);
   out.varint(value);
+}
+
+export const VALUE_NAME = 1;
+export const VALUE_TYPE = 2;
+
+/** ValueInfoProto of a graph input or output: a tensor of `type` (TensorType), a scalar or of a shape left unknown. */
+export function tensorValue(name: string, type: number, shape: 'scalar' | 'unknown'): Pieces {
+  const tensor = new Pieces();
+  varintField(tensor, 1, type);
+  if (shape === 'scalar') tensor.bytesField(2, new Pieces()); // TensorShapeProto with no dims
+  const typeProto = new Pieces();
+  typeProto.bytesField(1, tensor);
+  const value = new Pieces();
+  stringField(value, VALUE_NAME, name);
+  value.bytesField(VALUE_TYPE, typeProto);
+  return value;
 }
 
 /** A NodeProto of the default domain (or `domain`) whose single output names the node. */

@@ -6,7 +6,7 @@ import { DEVICE_CANNOT_RUN, deviceClass, DTYPE_PREFERENCE, dtypePreference } fro
 import { LanguageModel, type Device, type Dtype } from '../model/language-model.ts';
 import { classifyLoadError } from './load-failure.ts';
 import { ModelHandoff } from './model-handoff.ts';
-import { rewritesOn, withSessionRewrites } from './session-rewrites.ts';
+import { attachRewrites, rewritesOn, withSessionRewrites } from './session-rewrites.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
 export const DTYPE_FILES: Record<Dtype, string> = {
@@ -177,9 +177,7 @@ export async function loadLanguageModel(
     // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
     const rewritten = handoff ? await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device, dtype, context.quantizeHead)) : null;
     lm = new LanguageModel(model, rewritten ? rewritten.value : await fromPretrained(), tokenizer, device, dtype);
-    lm.int8Projections = rewritten?.report.int8Projections ?? 0;
-    if (rewritten) lm.int8Head = rewritten.report.int8Head;
-    lm.tiedHead = rewritten?.report.tiedHead ?? 0;
+    if (rewritten) attachRewrites(lm, rewritten.report);
     await probe(lm);
     if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);
     return lm;

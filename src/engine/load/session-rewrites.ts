@@ -1,9 +1,11 @@
 import { CollectionWitness, promptCollection } from './collection-prompt.ts';
 import { externalizeWeights } from '../graph/externalize-weights.ts';
 import { INT8_HEAD_WEIGHTS, int8Head } from '../graph/int8-head.ts';
+import { kernelHead } from '../graph/kernel-head.ts';
+import { Int8HeadKernel, type KernelHead } from '../runtime/int8-head-kernel.ts';
 import { INT8_WEIGHTS, int8Projections } from '../graph/int8-projections.ts';
 import { TIED_HEAD_WEIGHTS, tiedHead } from '../graph/tied-head.ts';
-import type { Device, Dtype } from '../model/language-model.ts';
+import type { Device, Dtype, LanguageModel } from '../model/language-model.ts';
 import { keepLogitsRows } from '../graph/logits-to-keep.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
@@ -23,6 +25,8 @@ export interface SessionRewriteReport {
   int8Projections: number;
   /** The embedding Gather and lm_head product rewritten to read one int8 matrix (int8-head.ts), and the float bytes that left the graph for the int8 bytes that replaced them. */
   int8Head: Int8HeadReport;
+  /** The lm_head (and a tied embedding) taken out of the graph for the engine's kernel (kernel-head.ts): what the model's passes compute them with; null where onnxruntime does. */
+  kernelHead: KernelHead | null;
   /** Bytes of the packed lm_head copy onnxruntime no longer makes, the tied float32 matrix being held once (tied-head.ts); 0 where not rewritten. */
   tiedHead: number;
   /** Bytes of model files (and of the int8 weights made from them) released as soon as their session existed (release-buffer.ts). */
@@ -34,6 +38,8 @@ export interface SessionRewriteReport {
 export interface Int8HeadReport {
   embedding: boolean;
   lmHead: boolean;
+  /** Whether the engine's own kernel computes them (int8-head-kernel.ts), not onnxruntime's MatMulInteger. */
+  engineKernel: boolean;
   floatBytesDropped: number;
   int8Bytes: number;
 }
@@ -52,6 +58,8 @@ export interface SessionRewriteOptions {
   int8Projections?: boolean;
   /** Rewrite the embedding Gather and the lm_head product to read one int8 matrix with a scale per token (int8-head.ts). */
   int8Head?: boolean;
+  /** With `int8Head`: the lm_head, and a tied embedding, computed from that matrix by the engine's kernel outside the graph (kernel-head.ts), where this WebAssembly runs it. */
+  kernelHead?: boolean;
   /** Where the head stays float32: hold a tied embedding and lm_head once, unpacked (tied-head.ts). */
   tiedHead?: boolean;
 }
@@ -59,8 +67,9 @@ export interface SessionRewriteOptions {
 /**
  * The rewrites a load on `device` makes: 4-bit projections as 8-bit integer products on wasm only
  * (WebGPU has a 4-bit kernel); the embedding and lm_head at 8 bits on wasm for every format but
- * fp32, and for fp32 too where the caller asked (`quantizeHead: true`); `quantizeHead: false` keeps
- * them in floating point for every format (decode is faster so, by 0–25 % here: docs/models.md).
+ * fp32, and for fp32 too where the caller asked (`quantizeHead: true`), a float32 head computed by
+ * the engine's kernel (`kernelHead`); `quantizeHead: false` keeps them in floating point for every
+ * format (more memory, and no faster since the kernel: docs/models.md).
  * Where the head stays in floating point on wasm, a tied float32 one is held once, not packed a
  * second time (tied-head.ts). Not on WebGPU (not tried there):
  * the rewrite is made for onnxruntime's CPU integer kernels (docs/models.md).
@@ -68,7 +77,15 @@ export interface SessionRewriteOptions {
 export function rewritesOn(device: Device, dtype?: Dtype, quantizeHead?: boolean): SessionRewriteOptions {
   const wasm = device === 'wasm';
   const int8Head = wasm && dtype !== undefined && (quantizeHead ?? dtype !== 'fp32');
-  return { int8Projections: wasm, int8Head, tiedHead: wasm && !int8Head };
+  return { int8Projections: wasm, int8Head, kernelHead: int8Head, tiedHead: wasm && !int8Head };
+}
+
+/** Gives `lm` what its load's rewrites made: the counts `status()` reports, and the kernel its passes compute the lm_head with, if any. */
+export function attachRewrites(lm: LanguageModel, report: SessionRewriteReport): void {
+  lm.int8Projections = report.int8Projections;
+  lm.int8Head = report.int8Head;
+  lm.kernelHead = report.kernelHead;
+  lm.tiedHead = report.tiedHead;
 }
 
 /** A graph larger than this is not given `num_logits_to_keep`: rewriting it would copy it whole. */
@@ -84,8 +101,12 @@ const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
  *   engine reads only (logits-to-keep.ts);
  * - with `int8Projections`, its 4-bit projections become 8-bit integer products
  *   (int8-projections.ts), whose weights are a new buffer mounted beside the others;
- * - with `int8Head`, its embedding Gather and lm_head product read one int8 matrix (int8-head.ts),
- *   mounted the same way; the float matrix leaves the graph;
+ * - with `kernelHead` (and `int8Head`), a float32 lm_head and the embedding tied to it leave the
+ *   graph: the model's passes compute them from one int8 matrix in the engine's kernel
+ *   (kernel-head.ts, int8-head-kernel.ts), which runs the 8-bit product 5–10× faster than
+ *   onnxruntime-web's MatMulInteger at one row (docs/memory.md);
+ * - with `int8Head`, its embedding Gather and lm_head product (those still in the graph) read one
+ *   int8 matrix (int8-head.ts), mounted the same way; the float matrix leaves the graph;
  * - with `tiedHead` (and no int8 head), a tied float32 embedding and lm_head read one transposed
  *   matrix that onnxruntime does not pack a second copy of (tied-head.ts), mounted the same way.
  *
@@ -101,7 +122,7 @@ export async function withSessionRewrites<T>(
   rewrites: SessionRewriteOptions = {},
 ): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
-  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, floatBytesDropped: 0, int8Bytes: 0 }, tiedHead: 0, released: 0, collected: null };
+  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 }, kernelHead: null, tiedHead: 0, released: 0, collected: null };
   // Released buffers that a browser API has seen go at a collection only (collection-prompt.ts).
   const witness = new CollectionWitness();
   /** The bytes a buffer transformers.js read stands for: the deposited file its ticket names, or itself. */
@@ -126,7 +147,25 @@ export async function withSessionRewrites<T>(
       report.logitsToKeep++;
       graph = kept;
     }
-    // After the logits rows: that rewrite finds the lm_head by its operator.
+    // After the logits rows (these rewrites find the lm_head by its operator), the engine's kernel first.
+    let kernel: Int8HeadKernel | null = null;
+    const taken =
+      small && rewrites.int8Head && rewrites.kernelHead && !report.kernelHead
+        ? kernelHead(
+            graph,
+            (location) => mounted(externalData, location),
+            (v, h) => (kernel = Int8HeadKernel.create(v, h)),
+          )
+        : null;
+    if (taken && kernel) {
+      report.kernelHead = { kernel, hidden: taken.hidden, embeds: taken.embeds };
+      report.int8Head.embedding ||= taken.embeds !== null;
+      report.int8Head.lmHead = true;
+      report.int8Head.engineKernel = true;
+      report.int8Head.floatBytesDropped += taken.droppedBytes;
+      report.int8Head.int8Bytes += taken.int8Bytes;
+      graph = taken.graph;
+    }
     const head = small && rewrites.int8Head ? int8Head(graph, (location) => mounted(externalData, location)) : null;
     if (head) {
       report.int8Head.embedding ||= head.embedding;
@@ -136,7 +175,7 @@ export async function withSessionRewrites<T>(
       graph = head.graph;
       externalData.push({ path: INT8_HEAD_WEIGHTS, data: head.weights });
     }
-    const tied = small && !head && rewrites.tiedHead ? tiedHead(graph, (location) => mounted(externalData, location)) : null;
+    const tied = small && !head && !taken && rewrites.tiedHead ? tiedHead(graph, (location) => mounted(externalData, location)) : null;
     if (tied) {
       report.tiedHead += tied.packedBytesAvoided;
       graph = tied.graph;

@@ -5,6 +5,7 @@ import { logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from '../runtime/tensor-ledger.ts';
 import { contextLengthOf, encodeText, positiveInt, type TokenizerModel } from './tokenizer-model.ts';
 import { residesInWasm, wasmHeapBytes, withResidentOutputs } from '../runtime/resident-outputs.ts';
+import type { KernelHead } from '../runtime/int8-head-kernel.ts';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 
@@ -46,7 +47,12 @@ export class LanguageModel implements TokenizerModel {
   /** 4-bit projections its load rewrote into 8-bit integer products (session-rewrites.ts; EngineStatus.int8Projections). */
   int8Projections = 0;
   /** The embedding and lm_head its load rewrote to read one int8 matrix (session-rewrites.ts; EngineStatus.int8Head). */
-  int8Head: { embedding: boolean; lmHead: boolean; floatBytesDropped: number; int8Bytes: number } = { embedding: false, lmHead: false, floatBytesDropped: 0, int8Bytes: 0 };
+  int8Head: { embedding: boolean; lmHead: boolean; engineKernel: boolean; floatBytesDropped: number; int8Bytes: number } = { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 };
+  /**
+   * Where its load took the lm_head (and a tied embedding) out of the graph (kernel-head.ts): each
+   * pass feeds the embedding rows and computes the logits with this kernel (int8-head-kernel.ts).
+   */
+  kernelHead: KernelHead | null = null;
   /** Bytes of the packed lm_head copy its load avoided by holding a tied float32 matrix once (session-rewrites.ts; EngineStatus.tiedHead). */
   tiedHead = 0;
   /** Every tensor made here or returned by the model, counted until disposed (EngineStatus.counters.liveTensors). */
@@ -181,6 +187,8 @@ export class LanguageModel implements TokenizerModel {
       );
     }
     if (this.#hasLogitsToKeep) inputs['num_logits_to_keep'] = new Tensor('int64', [BigInt(keep)], []);
+    const head = this.kernelHead;
+    if (head?.embeds) inputs[head.embeds] = new Tensor('float32', head.kernel.embed(ids), [1, n, head.kernel.h]);
     this.ledger.trackAll(inputs);
     let outputs: Record<string, Tensor>;
     const hooks = this.passHooks;
@@ -200,17 +208,32 @@ export class LanguageModel implements TokenizerModel {
     this.forwardCalls += 1;
     const present: Record<string, Tensor> = Object.create(null);
     let logits: Tensor | undefined;
+    let hidden: Tensor | undefined;
     for (const [name, t] of Object.entries(outputs)) {
       if (name === 'logits') logits = t;
+      else if (head && name === head.hidden) hidden = t;
       else if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = t;
       else t.dispose();
+    }
+    try {
+      if (hidden) {
+        // The lm_head in the engine's kernel: the last `keep` rows of the hidden state (all for 0) → [1, rows, V] logits.
+        const { kernel } = head!;
+        const data = hidden.data as Float32Array;
+        const all = data.length / kernel.h;
+        const rows = keep > 0 ? Math.min(keep, all) : all;
+        this.wasmHeapBytes = wasmHeapBytes(data) ?? this.wasmHeapBytes;
+        logits = this.ledger.track(new Tensor('float32', kernel.logits(data.subarray((all - rows) * kernel.h), rows), [1, rows, kernel.v]));
+      }
+    } finally {
+      hidden?.dispose();
     }
     if (!logits) {
       for (const t of Object.values(present)) t.dispose();
       throw new Error('forward: the model returned no logits');
     }
     if (Object.values(present).some((t) => t.location === 'cpu' && residesInWasm(t.data))) this.residentPasses += 1;
-    this.wasmHeapBytes = wasmHeapBytes(logits.data) ?? this.wasmHeapBytes;
+    if (!hidden) this.wasmHeapBytes = wasmHeapBytes(logits.data) ?? this.wasmHeapBytes;
     return { logits, cache: new KvCache(present, total, this.ledger) };
   }
 
