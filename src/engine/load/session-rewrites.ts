@@ -103,8 +103,8 @@ const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
  *   (int8-projections.ts), whose weights are a new buffer mounted beside the others;
  * - with `kernelHead` (and `int8Head`), a float32 lm_head and the embedding tied to it leave the
  *   graph: the model's passes compute them from one int8 matrix in the engine's kernel
- *   (kernel-head.ts, int8-head-kernel.ts), which runs the 8-bit product 5–10× faster than
- *   onnxruntime-web's MatMulInteger at one row (docs/memory.md);
+ *   (kernel-head.ts, int8-head-kernel.ts), which runs the 8-bit product in about a third of
+ *   onnxruntime-web's MatMulInteger time at one row (docs/memory.md, "The trade-off removed");
  * - with `int8Head`, its embedding Gather and lm_head product (those still in the graph) read one
  *   int8 matrix (int8-head.ts), mounted the same way; the float matrix leaves the graph;
  * - with `tiedHead` (and no int8 head), a tied float32 embedding and lm_head read one transposed
