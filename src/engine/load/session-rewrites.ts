@@ -9,6 +9,7 @@ import type { Device, Dtype, LanguageModel } from '../model/language-model.ts';
 import { keepLogitsRows } from '../graph/logits-to-keep.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
+import type { EngineStatus } from '../../protocol/engine-api.ts';
 
 /**
  * The name under which a model's own file is mounted as the external data of its externalized
@@ -35,14 +36,8 @@ export interface SessionRewriteReport {
   collected: boolean | null;
 }
 
-export interface Int8HeadReport {
-  embedding: boolean;
-  lmHead: boolean;
-  /** Whether the engine's own kernel computes them (int8-head-kernel.ts), not onnxruntime's MatMulInteger. */
-  engineKernel: boolean;
-  floatBytesDropped: number;
-  int8Bytes: number;
-}
+/** `EngineStatus.int8Head`: which readers were rewritten, whether the engine's own kernel computes them (int8-head-kernel.ts), and the bytes. */
+export type Int8HeadReport = NonNullable<EngineStatus['int8Head']>;
 
 interface SessionFactory {
   create(...args: unknown[]): Promise<unknown>;

@@ -6,6 +6,7 @@ import { TensorLedger } from '../runtime/tensor-ledger.ts';
 import { contextLengthOf, encodeText, positiveInt, type TokenizerModel } from './tokenizer-model.ts';
 import { residesInWasm, wasmHeapBytes, withResidentOutputs } from '../runtime/resident-outputs.ts';
 import type { KernelHead } from '../runtime/int8-head-kernel.ts';
+import type { EngineStatus } from '../../protocol/engine-api.ts';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 
@@ -47,7 +48,7 @@ export class LanguageModel implements TokenizerModel {
   /** 4-bit projections its load rewrote into 8-bit integer products (session-rewrites.ts; EngineStatus.int8Projections). */
   int8Projections = 0;
   /** The embedding and lm_head its load rewrote to read one int8 matrix (session-rewrites.ts; EngineStatus.int8Head). */
-  int8Head: { embedding: boolean; lmHead: boolean; engineKernel: boolean; floatBytesDropped: number; int8Bytes: number } = { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 };
+  int8Head: NonNullable<EngineStatus['int8Head']> = { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 };
   /**
    * Where its load took the lm_head (and a tied embedding) out of the graph (kernel-head.ts): each
    * pass feeds the embedding rows and computes the logits with this kernel (int8-head-kernel.ts).
