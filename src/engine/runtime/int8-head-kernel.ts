@@ -71,8 +71,6 @@ export class Int8HeadKernel {
   readonly q: Int8Array;
   /** s [V]: the scale of each vocabulary row. */
   readonly s: Float32Array;
-  /** Bytes of the kernel's memory: Q, the scales and one row's scratch. */
-  readonly bytes: number;
   readonly #exports: KernelExports;
   readonly #x: Int16Array;
   readonly #out: Float32Array;
@@ -93,7 +91,6 @@ export class Int8HeadKernel {
     const memory = exports.memory;
     const pages = Math.ceil(end / PAGE) - memory.buffer.byteLength / PAGE;
     if (pages > 0) memory.grow(pages);
-    this.bytes = memory.buffer.byteLength;
     this.#at = { q, s, x, out };
     this.q = new Int8Array(memory.buffer, q, v * this.hp);
     this.s = new Float32Array(memory.buffer, s, v);
@@ -130,8 +127,8 @@ export class Int8HeadKernel {
         if (a > most) most = a;
       }
       const scale = Math.max(Math.fround(most * INVERSE_LEVELS), TINY);
+      // Values past H stay zero: the memory starts zeroed, and nothing writes there.
       for (let k = 0; k < h; k++) x[k] = roundHalfEven(Math.fround(hidden[r * h + k]! / scale));
-      x.fill(0, h);
       this.#exports.head(at.q, at.s, at.x, hp, v, at.out, scale);
       logits.set(this.#out, r * v);
     }
