@@ -129,7 +129,7 @@ describe('onnxruntime-web runs the rewritten graph exactly as the original', () 
     const expected = externalizeWeights(bytesOf('model.onnx'), INLINE_WEIGHTS)!;
     const { value: session, report } = await withSessionRewrites(factory, () => factory.create(bytes, {}));
     expect(factory.create).toBe(create);
-    expect(report).toEqual({ sessions: 1, bytes: expected.movedBytes, logitsToKeep: 1, int8Projections: 0, int8Head: { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 }, kernelHead: null, tiedHead: 0, released: size, collected: null });
+    expect(report).toEqual({ sessions: 1, bytes: expected.movedBytes, logitsToKeep: 1, int8Projections: 0, int8Head: { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 }, kernelHead: null, tiedHead: 0, released: size, collected: null, fusedAttention: [] });
     // Released: the file's buffer is detached (its memory freed), the session has its own weights.
     expect(bytes.byteLength).toBe(0);
     const reference = await create.call(factory, bytesOf('model.onnx'));

@@ -179,7 +179,9 @@ export async function loadLanguageModel(
     lm = new LanguageModel(model, rewritten ? rewritten.value : await fromPretrained(), tokenizer, device, dtype);
     if (rewritten) attachRewrites(lm, rewritten.report);
     await probe(lm);
-    if (device === 'webgpu') lm.maxPassTokens = await passLimit(lm);
+    // The long-pass check, where a graph has a fused attention kernel or was not read (fused-attention.ts).
+    const fused = rewritten ? rewritten.report.fusedAttention : null;
+    if (device === 'webgpu' && (fused === null || fused.length > 0)) lm.maxPassTokens = await passLimit(lm);
     return lm;
   } catch (e) {
     await lm?.dispose().catch(() => undefined);
@@ -230,7 +232,8 @@ async function probe(lm: LanguageModel): Promise<void> {
  * exports) gets a pass of 32 or more new tokens wrong (max |Δ logit| about 9 on the generated
  * tiny model from the 5th row on), while passes of up to 31 tokens agree with wasm to 2e-5; the
  * engine then feeds long inputs in passes of 31 (exact: each pass continues the one before).
- * Standard-op exports agree and keep single passes. Runs once per WebGPU load; uncounted.
+ * Standard-op exports agree and keep single passes: the check runs once per WebGPU load of a graph
+ * with a fused attention operator (graph/fused-attention.ts), or one the load did not read; uncounted.
  */
 export async function passLimit(lm: LanguageModel): Promise<number | null> {
   const n = 32;

@@ -1,5 +1,6 @@
 import { CollectionWitness, promptCollection } from './collection-prompt.ts';
 import { externalizeWeights } from '../graph/externalize-weights.ts';
+import { fusedAttentionOps } from '../graph/fused-attention.ts';
 import { INT8_HEAD_WEIGHTS, int8Head } from '../graph/int8-head.ts';
 import { kernelHead } from '../graph/kernel-head.ts';
 import { Int8HeadKernel, type KernelHead } from '../runtime/int8-head-kernel.ts';
@@ -34,6 +35,8 @@ export interface SessionRewriteReport {
   released: number;
   /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted. */
   collected: boolean | null;
+  /** The fused attention operators the sessions' graphs use (fused-attention.ts), or null where a graph was too big to read. */
+  fusedAttention: string[] | null;
 }
 
 /** `EngineStatus.int8Head`: which readers were rewritten, whether the engine's own kernel computes them (int8-head-kernel.ts), and the bytes. */
@@ -117,14 +120,17 @@ export async function withSessionRewrites<T>(
   rewrites: SessionRewriteOptions = {},
 ): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
-  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 }, kernelHead: null, tiedHead: 0, released: 0, collected: null };
+  const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 }, kernelHead: null, tiedHead: 0, released: 0, collected: null, fusedAttention: [] };
   // Released buffers that a browser API has seen go at a collection only (collection-prompt.ts).
   const witness = new CollectionWitness();
   /** The bytes a buffer transformers.js read stands for: the deposited file its ticket names, or itself. */
   const resolve = <D>(data: D): D => ((data instanceof Uint8Array && handoff?.claim(data)) || data) as D;
   factory.create = function (this: unknown, ...args: unknown[]) {
     const [read, options] = args as [unknown, SessionOptions | undefined];
-    if (!(read instanceof Uint8Array) || args.length > 2) return original.apply(this, args);
+    if (!(read instanceof Uint8Array) || args.length > 2) {
+      report.fusedAttention = null; // a graph this does not read
+      return original.apply(this, args);
+    }
     // What transformers.js read may be a ticket: the bytes are then the file the fetch deposited (model-handoff.ts).
     const readData = (options?.externalData ?? []).map((file) => (isFile(file) ? file.data : null));
     const model = resolve(read);
@@ -137,6 +143,8 @@ export async function withSessionRewrites<T>(
     const externalData = rewritten ? [...given, { path: INLINE_WEIGHTS, data: model }] : given;
     let graph = rewritten ? rewritten.graph : model;
     const small = graph.byteLength <= MAX_GRAPH_REWRITE_BYTES;
+    const fused = small ? fusedAttentionOps(graph) : null;
+    report.fusedAttention = fused && report.fusedAttention ? [...new Set([...report.fusedAttention, ...fused])] : null;
     const kept = small ? keepLogitsRows(graph) : null;
     if (kept) {
       report.logitsToKeep++;
