@@ -1,11 +1,11 @@
 import { readGraph } from './onnx-graph.ts';
 
 /**
- * onnxruntime's fused attention operators (domain com.microsoft). Their WebGPU kernels are where a
- * long pass has been computed wrongly (GroupQueryAttention, load-model.ts `passLimit`); graphs of
- * standard operators compute attention from MatMul, Softmax and the like, which agree at any length.
+ * Fused attention operators: onnxruntime's (domain com.microsoft), and ONNX's own Attention
+ * (opset 23). Their WebGPU kernels are where a long pass has been computed wrongly
+ * (GroupQueryAttention, load-model.ts `passLimit`); graphs of standard operators compute attention
+ * from MatMul, Softmax and the like, which agree at any length.
  */
-// Named in com.microsoft, and ONNX's own Attention (opset 23): a fused kernel either way.
 const FUSED_ATTENTION = new Set(['GroupQueryAttention', 'MultiHeadAttention', 'Attention', 'PackedAttention', 'PackedMultiHeadAttention', 'SparseAttention', 'PagedAttention', 'DecoderMaskedMultiHeadAttention']);
 
 /** The fused attention operators a graph's nodes use (empty where none), or null where the graph cannot be read. */

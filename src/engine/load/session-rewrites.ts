@@ -35,7 +35,7 @@ export interface SessionRewriteReport {
   released: number;
   /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted. */
   collected: boolean | null;
-  /** The fused attention operators the sessions' graphs use (fused-attention.ts), or null where a graph was too big to read. */
+  /** The fused attention operators the sessions' graphs use (fused-attention.ts), or null where a graph was not read (too big, not given as bytes, or not parsed): the WebGPU long-pass check then runs. */
   fusedAttention: string[] | null;
 }
 
