@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumPath, DIST, PREVIEW_PORT } from './e2e/support/env.ts';
+import { chromiumPath, DIST, PREVIEW_PORT, TEST_CHROMIUM_ARGS } from './e2e/support/env.ts';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -22,7 +22,7 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${PREVIEW_PORT}`,
     launchOptions: {
       executablePath: chromiumPath(),
-      args: CHROMIUM_ARGS,
+      args: TEST_CHROMIUM_ARGS,
     },
   },
   webServer: {

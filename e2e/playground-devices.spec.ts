@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { chromiumPath, MIRROR } from './support/env.ts';
+import { chromiumPath, MIRROR, TEST_CHROMIUM_ARGS } from './support/env.ts';
 
 /**
  * The model panel and the page's frame: loading another dtype, a browser without a WebGPU
@@ -23,7 +23,7 @@ test('the model panel loads another dtype through client.load, with fresh progre
 
 test('without a WebGPU adapter the page explains it, offers wasm, and still works', async ({ playwright, baseURL }) => {
   // Chromium without --enable-unsafe-webgpu has the WebGPU API here but no adapter.
-  const browser = await playwright.chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  const browser = await playwright.chromium.launch({ executablePath: chromiumPath(), args: TEST_CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu') });
   try {
     const page = await browser.newPage({ baseURL });
     await page.goto(`/?model=tiny-random-llama&host=${encodeURIComponent(MIRROR)}`);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { grownRenderer, peakRss, rendererRss } from '../bench/lib/procs.ts';
-import { CHROMIUM_ARGS, chromiumPath, GENERATED, PREVIEW_PORT, VENDORED } from './support/env.ts';
+import { chromiumPath, GENERATED, PREVIEW_PORT, TEST_CHROMIUM_ARGS, VENDORED } from './support/env.ts';
 import { startModelHost, type ModelHost } from './support/model-host.ts';
 
 // One engine per origin and model (docs/sharing.md): pages of one browser profile that load the
@@ -25,7 +25,7 @@ test.beforeEach(async () => {
   profile = mkdtempSync(join(tmpdir(), 'jev-share-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath(),
-    args: CHROMIUM_ARGS,
+    args: TEST_CHROMIUM_ARGS,
     baseURL: `http://127.0.0.1:${PREVIEW_PORT}`,
   });
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import type { PeersPage } from './page/main.ts';
 import { MODEL_ROOTS, PEERS_DIST, buildPeersPage, servePeers } from './serve.ts';
-import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS, TEST_CHROMIUM_ARGS } from '../../e2e/support/env.ts';
 
 /** Debian's Chromium unless CHROMIUM_PATH says otherwise. */
 export function chromiumPath(): string {
@@ -31,6 +31,11 @@ export function hasChromium(): boolean {
  */
 export async function launchChromium(marker?: string): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...(marker ? [`--jev-bench-marker=${marker}`] : [])] });
+}
+
+/** Headless Chromium with the browser tests' flags (TEST_CHROMIUM_ARGS: V8's wasm tiering budget raised), for the vitest files that check the peers page. */
+export async function launchTestChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: TEST_CHROMIUM_ARGS });
 }
 
 /** Calls `window.peers[method](...args)` in the page. */

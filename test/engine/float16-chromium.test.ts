@@ -7,7 +7,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
+import { hasChromium, launchTestChromium } from '../../bench/peers/browser.ts';
 import { decodeFloat16Bits, numberToFloat16 } from '../../src/engine/runtime/float16.ts';
 
 
@@ -31,7 +31,7 @@ function probes(): number[] {
 
 describe.skipIf(!hasChromium())('float16 in Chromium', () => {
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await launchTestChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
+import { hasChromium, launchTestChromium } from '../../bench/peers/browser.ts';
 import { DEFAULT_BOUND, checkModels, summarize } from '../../bench/peers/check-wllama.ts';
 import { TINY_RANDOM_GEMMA3, TINY_RANDOM_LLAMA3, TINY_RANDOM_PHI3, TINY_RANDOM_QWEN2, TINY_RANDOM_QWEN3, isSlidingLayer } from '../../scripts/models/families.ts';
 import { familyInvFreq } from '../../scripts/models/family-rope.ts';
@@ -47,7 +47,7 @@ describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the family 
   beforeAll(async () => {
     dist = mkdtempSync(join(tmpdir(), 'jev-peers-'));
     await generateModels({ only: ALIASES });
-    browser = await launchChromium();
+    browser = await launchTestChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from '../../bench/peers/browser.ts';
+import { hasChromium, launchTestChromium } from '../../bench/peers/browser.ts';
 import { QUANT_BOUNDS, checkModels, summarize } from '../../bench/peers/check-wllama.ts';
 import { generateModels } from '../../scripts/models/generate-models.ts';
 
@@ -26,7 +26,7 @@ describe.skipIf(!hasChromium())('wllama (llama.cpp) vs the engine on the same qu
   beforeAll(async () => {
     dist = mkdtempSync(join(tmpdir(), 'jev-peers-'));
     await generateModels({ only: 'tiny' });
-    browser = await launchChromium();
+    browser = await launchTestChromium();
   });
   afterAll(async () => {
     await browser?.close();
