@@ -6,7 +6,9 @@
  * - Compiling: JSON of one line (`anyWhitespace` false, no indent: ", " and ": " separators) in
  *   strict mode (no properties beyond `properties`, no items beyond `items` unless the schema
  *   allows them), from the rewritten schema (xgrammar-schema.ts).
- * - Masks: xgrammar's, ANDed with the vocabulary's `jsonSafe` mask (token-vocabulary.ts).
+ * - Masks: xgrammar's, ANDed with the vocabulary's `jsonSafe` mask (token-vocabulary.ts) and with
+ *   the tokens that keep the reply's bytes well-formed UTF-8 from where they end (token-utf8.ts):
+ *   xgrammar 0.1.27 lets ill-formed sequences (overlong forms, surrogates) into strings.
  * - Errors: xgrammar aborts (`RuntimeError: Aborted()`) on what it cannot compile, and writes the
  *   reason to the console; the reason is caught there and the request answered 400 at its schema.
  * - Every TokenizerInfo, compiler, compiled grammar and matcher is an embind handle, disposed once.
@@ -15,6 +17,7 @@ import { JevError, validationMessage, type JsonSchema } from '../../contract/ind
 import type { CompiledGrammar, GrammarBackend, GrammarFormat, GrammarMatcher, ToolCallFormat } from './backend.ts';
 import type { TokenVocabulary } from './token-vocabulary.ts';
 import { xgrammarSchema } from './xgrammar-schema.ts';
+import { tokenUtf8, UTF8_BOUNDARY, UTF8_INVALID, type TokenUtf8 } from './token-utf8.ts';
 
 /** The parts of the package's API used here (its own .d.ts types them; the module is loaded late). */
 interface Handle {
@@ -101,20 +104,29 @@ class XgCompiled implements CompiledGrammar {
 
 class XgGrammarMatcher implements GrammarMatcher {
   #disposed = false;
-  constructor(private readonly handle: XgMatcher, private readonly vocab: TokenVocabulary) {}
+  readonly #utf8: TokenUtf8;
+  /** Where the accepted tokens' bytes end: between characters, or inside one (token-utf8.ts). */
+  #utf8State = UTF8_BOUNDARY;
+  constructor(private readonly handle: XgMatcher, private readonly vocab: TokenVocabulary) {
+    this.#utf8 = tokenUtf8(vocab);
+  }
 
   async fillNextTokenBitmask(mask: Int32Array, jsonSafe = true): Promise<void> {
     const next = await this.handle.getNextTokenBitmask();
+    const wellFormed = this.#utf8.mask(this.#utf8State);
     if (!jsonSafe) {
-      for (let i = 0; i < mask.length; i++) mask[i] = next[i] ?? 0;
+      for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & wellFormed[i]!;
       return;
     }
     const safe = this.vocab.jsonSafe;
-    for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & safe[i]!;
+    for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & safe[i]! & wellFormed[i]!;
   }
 
   accept(token: number): boolean {
-    return this.handle.acceptToken(token);
+    const state = this.#utf8.after(this.#utf8State, token);
+    if (state === UTF8_INVALID || !this.handle.acceptToken(token)) return false;
+    this.#utf8State = state;
+    return true;
   }
 
   isTerminated(): boolean {
