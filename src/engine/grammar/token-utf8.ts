@@ -20,7 +20,7 @@
  * (token-vocabulary.ts): GPT-2's byte-to-character map for `byte_level`, `<0xNN>` tokens for
  * `byte_fallback`; any other character is a whole code point, so well-formed by itself.
  */
-import type { TokenVocabulary, VocabType } from './token-vocabulary.ts';
+import { BYTE_TOKEN, type TokenVocabulary, type VocabType } from './token-vocabulary.ts';
 
 /** Between characters: where a reply starts, and where it may end. */
 export const UTF8_BOUNDARY = 0;
@@ -73,7 +73,6 @@ const BYTE_OF_CHAR = (() => {
   }
   return map;
 })();
-const BYTE_TOKEN = /^<0x([0-9A-Fa-f]{2})>$/;
 
 /** The state after a token's raw text from `state`, reading its bytes as `vocabType`'s decoder writes them. */
 export function utf8AfterToken(state: number, text: string, vocabType: VocabType): number {

@@ -83,7 +83,8 @@ export function prependsSpace(normalizer: unknown, preTokenizer: unknown): boole
 /** GPT-2's byte-to-character map sends bytes 0x00–0x1F to U+0100–U+011F. */
 const BYTE_LEVEL_CONTROL = /[\u0100-\u011f]/;
 const CONTROL = /[\u0000-\u001f]/;
-const BYTE_TOKEN = /^<0x([0-9A-Fa-f]{2})>$/;
+/** A byte-fallback vocabulary's byte token: `<0xNN>`. */
+export const BYTE_TOKEN = /^<0x([0-9A-Fa-f]{2})>$/;
 
 function jsonSafeMask(encoded: readonly string[], vocabType: VocabType, width: number): Int32Array {
   const mask = new Int32Array(Math.ceil(width / 32)).fill(-1);
