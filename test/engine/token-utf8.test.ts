@@ -4,7 +4,8 @@
  * (in `stream` mode it waits on an incomplete last character instead). Then the grammar in use:
  * xgrammar 0.1.27 alone lets ill-formed sequences into a JSON string (overlong forms, surrogates,
  * F5–FF); through the backend, every one of them is masked and refused, while split characters
- * that are well-formed (é, €, 😀 written a byte a token) go through and decode whole.
+ * that are well-formed (é, €, 😀 written a byte a token) go through and decode whole, on a
+ * byte-level vocabulary (Llama 3's) and a byte-fallback one (Phi-3.5's `<0xNN>` tokens).
  */
 import fc from 'fast-check';
 import { existsSync } from 'node:fs';
@@ -137,11 +138,16 @@ describe('the UTF-8 machine, against TextDecoder (fatal)', () => {
   });
 });
 
-const MODEL = 'tiny-random-llama3';
-describe.skipIf(!existsSync(join(GENERATED, MODEL, 'onnx', 'model.onnx')))(`the grammar on ${MODEL} (byte-level): inside a JSON string`, () => {
+/** How each vocabulary writes a token of one byte: GPT-2's character for it, or sentencepiece's `<0xNN>`. */
+const VOCABS = [
+  { model: 'tiny-random-llama3', kind: 'byte-level', byteToken: (b: number) => GPT2[b]! },
+  { model: 'tiny-random-phi3', kind: 'byte-fallback', byteToken: (b: number) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>` },
+] as const;
+
+describe.each(VOCABS.filter((v) => existsSync(join(GENERATED, v.model, 'onnx', 'model.onnx'))))('the grammar on $model ($kind): inside a JSON string', ({ model, byteToken }) => {
   let engine: Engine;
   beforeAll(async () => {
-    engine = await loadEngine(GENERATED, MODEL, 'fp32', { prefixCacheBytes: 0 });
+    engine = await loadEngine(GENERATED, model, 'fp32', { prefixCacheBytes: 0 });
   });
 
   async function walk(bytes: number[][], jsonSafe = true) {
@@ -151,17 +157,19 @@ describe.skipIf(!existsSync(join(GENERATED, MODEL, 'onnx', 'model.onnx')))(`the 
     const grammar = await cache.grammar(vocab, { type: 'json_schema', schema: PERSON_SCHEMA });
     const matcher = await cache.matcher(grammar);
     try {
-      for (const id of lm.encode('{"name": "a', false)) expect(matcher.accept(id)).toBe(true);
+      const idOf = (token: number[]) => vocab.encoded.indexOf(token.map(byteToken).join(''));
+      // The string's start a byte a token (a sentencepiece encode would write "▁" first).
+      for (const b of new TextEncoder().encode('{"name": "a')) expect(matcher.accept(idOf([b]))).toBe(true);
       const mask = new Int32Array(Math.ceil(vocab.width / 32));
       for (const token of bytes) {
-        const id = vocab.encoded.indexOf(token.map((b) => GPT2[b]!).join(''));
+        const id = idOf(token);
         expect(id, `a token for ${token}`).toBeGreaterThanOrEqual(0);
         await matcher.fillNextTokenBitmask(mask, jsonSafe);
         if (!maskAllows(mask, id)) return { masked: token, refused: !matcher.accept(id) };
         expect(matcher.accept(id)).toBe(true);
       }
       await matcher.fillNextTokenBitmask(mask, jsonSafe);
-      return { masked: null, closes: maskAllows(mask, vocab.encoded.indexOf('"')) };
+      return { masked: null, closes: maskAllows(mask, idOf([0x22])) };
     } finally {
       matcher.dispose();
       cache.clear();
