@@ -4,8 +4,9 @@
  * (in `stream` mode it waits on an incomplete last character instead). Then the grammar in use:
  * xgrammar 0.1.27 alone lets ill-formed sequences into a JSON string (overlong forms, surrogates,
  * F5–FF); through the backend, every one of them is masked and refused, while split characters
- * that are well-formed (é, €, 😀 written a byte a token) go through and decode whole, on a
- * byte-level vocabulary (Llama 3's) and a byte-fallback one (Phi-3.5's `<0xNN>` tokens).
+ * that are well-formed (é, €, 😀 written a byte a token) go through, and the string may close
+ * only once the character is whole; on a byte-level vocabulary (Llama 3's) and a byte-fallback
+ * one (Phi-3.5's `<0xNN>` tokens).
  */
 import fc from 'fast-check';
 import { existsSync } from 'node:fs';
