@@ -9,7 +9,8 @@
  * - depth: at most `limits.maxBodyDepth` levels of objects and arrays (a circular body meets it too);
  * - size: at most `limits.maxBodyNodes` values in all (keys' values and array items);
  * - strings: at most `limits.maxBodyBytes` characters each (no HTTP body can carry more);
- * - values that no JSON body carries and no worker can receive (functions, symbols, bigints).
+ * - values that no JSON body carries and no worker can receive (functions, symbols, bigints);
+ * - a value that cannot be read (a getter or a proxy's trap that throws) is refused where it sits.
  */
 import { JevError } from './errors.ts';
 import { limits } from './limits.ts';
@@ -27,12 +28,19 @@ interface Frame {
 
 /** Throws the JevError of the first bound the body passes; returns when it is within all of them. */
 export function checkBodyBounds(body: unknown): void {
+  walk(body);
+}
+
+/**
+ * Reads one step of the body. A body that cannot even be read (a getter that throws, a proxy whose
+ * traps throw, a revoked proxy) is the caller's fault: 400 naming the value that could not be read.
+ */
+function read<T>(path: () => readonly PathSegment[], step: () => T): T {
   try {
-    walk(body);
+    return step();
   } catch (e) {
-    if (e instanceof JevError) throw e;
-    // A body that cannot even be walked (a getter that throws, a revoked proxy): the caller's fault.
-    throw new JevError('invalid_request', validationMessage('invalid', 'body', []), { param: null, cause: e });
+    const param = path().length > 0 ? formatParam(path()) : null;
+    throw new JevError('invalid_request', validationMessage('unreadable', param ?? 'body', [e]), { param, cause: e });
   }
 }
 
@@ -62,8 +70,9 @@ function walk(body: unknown): void {
         return;
     }
     if (stack.length >= limits.maxBodyDepth) refuse('bodyTooDeep', field(pathOf(segment ?? undefined)), [limits.maxBodyDepth]);
-    const keys = Array.isArray(value) ? null : Object.keys(value);
-    const length = keys ? keys.length : (value as unknown[]).length;
+    const here = () => pathOf(segment ?? undefined);
+    const keys = read(here, () => (Array.isArray(value) ? null : Object.keys(value)));
+    const length = keys ? keys.length : read(here, () => (value as unknown[]).length);
     // Counted before it is walked: a huge container is refused before its first member is read.
     if (nodes + length > limits.maxBodyNodes) refuse('bodyTooLarge', field(pathOf(segment ?? undefined)), [limits.maxBodyNodes]);
     stack.push({ value, keys, length, next: 0, segment });
@@ -76,8 +85,8 @@ function walk(body: unknown): void {
       continue;
     }
     const i = top.next++;
-    if (top.keys === null) visit((top.value as unknown[])[i], i);
-    else visit((top.value as Record<string, unknown>)[top.keys[i]!], top.keys[i]!);
+    const segment = top.keys === null ? i : top.keys[i]!;
+    visit(read(() => pathOf(segment), () => (top.value as Record<PathSegment, unknown>)[segment]), segment);
   }
 }
 

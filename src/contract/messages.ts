@@ -19,7 +19,31 @@ export function describeValue(v: unknown): string {
     case 'bigint': return 'a bigint';
     case 'function': return 'a function';
     case 'symbol': return 'a symbol';
-    default: return 'an object';
+    default: {
+      const kind = className(v);
+      return kind ? `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}` : 'an object';
+    }
+  }
+}
+
+/** The class of an object that is not a plain one (`Map`, `Date`, `Uint8Array`); null for a plain object or one that hides its class. */
+function className(v: unknown): string | null {
+  try {
+    const proto = Object.getPrototypeOf(v) as { constructor?: { name?: unknown } } | null;
+    const name = proto?.constructor?.name;
+    return proto && proto !== Object.prototype && typeof name === 'string' && /^[A-Za-z_$][\w$]*$/.test(name) ? name : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An error thrown while a value was read, as a message may quote it. */
+function describeThrown(e: unknown): string {
+  try {
+    const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  } catch {
+    return 'an error';
   }
 }
 
@@ -75,6 +99,8 @@ export const validationMessages = {
     `'${param}' is nested too deeply (or is circular): a request body may hold at most ${max} levels of objects and arrays.`,
   bodyTooLarge: (param: string, max: number) =>
     `'${param}' is too large: a request body may hold at most ${max} values (object members and array items) in all.`,
+  unreadable: (param: string, thrown: unknown) =>
+    `'${param}' cannot be read: reading it threw ${describeThrown(thrown)}; a request body holds only plain data (strings, numbers, booleans, null, arrays and plain objects).`,
   notJsonData: (param: string, got: unknown) =>
     `'${param}' is not JSON data: got ${describeValue(got)}; a request body holds only strings, numbers, booleans, null, arrays and plain objects.`,
 

@@ -36,12 +36,20 @@ describe('checkBodyBounds: the whole body, walked once without recursion', () =>
     expectJevError(() => checkBodyBounds(nest(10_000, 1, true)), 'invalid_request', 400, null);
   });
 
-  it('refuses a circular body as too deep, and one that cannot be walked as invalid', () => {
+  it('refuses a circular body as too deep, and a value that cannot be read where it sits, saying what it threw', () => {
     const state: Record<string, unknown> = { a: 1 };
     state['self'] = state;
     expectJevError(() => checkBodyBounds(decision(state)), 'invalid_request', 400, 'state');
     const throwing = Object.defineProperty({}, 'x', { enumerable: true, get: () => { throw new Error('boom'); } });
-    expectJevError(() => checkBodyBounds(decision(throwing)), 'invalid_request', 400, null);
+    const e = expectJevError(() => checkBodyBounds(decision({ list: [1, throwing] })), 'invalid_request', 400, 'state.list[1].x');
+    expect(e.message).toBe("'state.list[1].x' cannot be read: reading it threw Error: boom; a request body holds only plain data (strings, numbers, booleans, null, arrays and plain objects).");
+    // A proxy whose keys cannot be listed: at the top, the body itself; inside, its field.
+    const keyless = new Proxy({}, { ownKeys: () => { throw new TypeError('no keys'); } });
+    expect(expectJevError(() => checkBodyBounds(keyless), 'invalid_request', 400, null).message).toMatch(/^'body' cannot be read: reading it threw TypeError: no keys;/);
+    expectJevError(() => checkBodyBounds({ ...decision('s'), metadata: keyless }), 'invalid_request', 400, 'metadata');
+    const { proxy, revoke } = Proxy.revocable([], {});
+    revoke();
+    expectJevError(() => checkBodyBounds({ ...decision('s'), tags: proxy }), 'invalid_request', 400, 'tags');
   });
 
   it('refuses what no JSON body carries, where it sits', () => {

@@ -57,6 +57,11 @@ describe('state', () => {
   it('is required and of a JSON kind', () => {
     expectJevError(() => parseDecisionRequest({ model: 'jev', questions }), 'invalid_request', 400, 'state');
     for (const state of [5, true, null]) expectJevError(() => stateOf(state), 'invalid_request', 400, 'state');
+    // An object of a class (a structured clone carries Maps and Dates to the worker) is named by its class, a plain one is not.
+    for (const [state, got] of [[new Map([['a', 1]]), 'a Map'], [new Date(0), 'a Date'], [new Int8Array(2), 'an Int8Array']] as const) {
+      expect(expectJevError(() => stateOf(state), 'invalid_request', 400, 'state').message).toMatch(new RegExp(`, got ${got}\\.$`));
+    }
+    expect(expectJevError(() => stateOf({ d: new Date(0) }), 'invalid_request', 400, 'state.d').message).toContain('got a Date');
   });
 
   it('refuses values that are not JSON, naming where they sit', () => {
