@@ -144,3 +144,107 @@ test('load: 50 concurrent mixed requests from 5 callers, facade and service work
   expect(errors).toEqual([]);
   expect(await unhandledIn(page)).toEqual([]);
 });
+
+/**
+ * Held-out bodies, written by hand rather than generated: the shapes a fuzzer's arbitraries do not
+ * draw (a million levels of text, BOM, overlong UTF-8, duplicate keys; through the facade a getter
+ * that throws, a proxy, a revoked proxy, a Map, a 2^32 − 1 sparse array). Each gets the status,
+ * code and param written beside it, and the engine answers its probes as before after all of them.
+ */
+test('held-out bad bodies, by hand, through the service worker and the facade: each its own 4xx and param, the engine unchanged', async ({ page }) => {
+  test.setTimeout(300_000);
+  const errors = await openApp(page);
+  const before = await probes(page);
+  const seen = await page.evaluate(async () => {
+    const jev = (window as any).jev;
+    const D = '/inference/jev/api/alpha/decisions';
+    const C = '/v1/chat/completions';
+    const q = '"questions":{"q":{"type":"noul","instructions":"Is it?"}}';
+    const valid = `{"model":"jev","state":"The sky is blue.",${q}}`;
+    const out: Record<string, { status: number; code?: string; param?: string | null; message?: string }> = {};
+    const http = async (label: string, path: string, body: BodyInit, type = 'application/json') => {
+      const r = await fetch(path, { method: 'POST', headers: { 'Content-Type': type }, body });
+      const j = await r.json().catch(() => null);
+      out[label] = r.ok ? { status: r.status } : { status: r.status, code: j?.error?.code, param: j?.error?.param ?? null, message: j?.error?.message };
+    };
+    const facade = async (label: string, body: unknown, chat = false) => {
+      try {
+        await (chat ? jev.chat.completions.create(body) : jev.decisions.create(body));
+        out[label] = { status: 200 };
+      } catch (e: any) {
+        out[label] = { status: e.status, code: e.code ?? e.error?.code, param: e.param ?? e.error?.param ?? null, message: e.message };
+      }
+    };
+    const deep = (n: number, open: string, close: string) => open.repeat(n) + '1' + close.repeat(n);
+    await http('a million levels of arrays in state', D, `{"model":"jev","state":${deep(1_000_000, '[', ']')},${q}}`);
+    await http('5,000 levels of objects in state', D, `{"model":"jev","state":${deep(5_000, '{"a":', '}')},${q}}`);
+    await http('chat content parts 100,000 levels deep', C, `{"model":"jev","messages":[{"role":"user","content":[{"type":"text","text":${deep(100_000, '[', ']')}}]}]}`);
+    await http('a BOM before the body', D, `\ufeff${valid}`);
+    const bytes = new TextEncoder().encode(valid);
+    const at = valid.indexOf('The sky');
+    await http('overlong UTF-8 (C0 AF) in state', D, new Uint8Array([...bytes.slice(0, at), 0xc0, 0xaf, ...bytes.slice(at)]));
+    await http('a lone surrogate escaped in state', D, valid.replace('The sky', 'a\\ud800b'));
+    await http('NUL escaped in state', D, valid.replace('The sky', 'a\\u0000b'));
+    await http('a duplicate key', D, valid.replace('"state":', '"state":"x","state":'));
+    await http('text after the JSON', D, `${valid} trailing`);
+    await http('max_tokens 1e999', C, '{"model":"jev","messages":[{"role":"user","content":"hi"}],"max_tokens":1e999}');
+    await http('max_tokens -0', C, '{"model":"jev","messages":[{"role":"user","content":"hi"}],"max_tokens":-0}');
+    await http('__proto__ as a question key', D, `{"model":"jev","state":"x","questions":{"__proto__":{"type":"noul","instructions":"x"}}}`);
+    await http('text/plain', D, valid, 'text/plain');
+    await http('an empty body', D, '');
+    await http('a 30 MB state', D, `{"model":"jev","state":"${'x'.repeat(30_000_000)}",${q}}`);
+    await http('200,000 questions', D, JSON.stringify({ model: 'jev', state: 'x', questions: Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, { type: 'noul', instructions: 'q' }])) }));
+    const body = JSON.parse(valid);
+    await facade('a getter that throws', Object.defineProperty({ model: 'jev', questions: body.questions }, 'state', { enumerable: true, get: () => { throw new Error('boom'); } }));
+    await facade('a proxy whose keys throw', new Proxy({}, { ownKeys: () => { throw new Error('boom'); } }));
+    const revocable = Proxy.revocable({}, {});
+    revocable.revoke();
+    await facade('a revoked proxy as metadata', { ...body, metadata: revocable.proxy });
+    await facade('a Map as state', { ...body, state: new Map([['a', 1]]) });
+    await facade('a 2^32 − 1 sparse array as state', { ...body, state: new Array(2 ** 32 - 1) });
+    await facade('a bigint bound', { ...body, questions: { q: { type: 'score', instructions: 'x', min: 1n } } });
+    let v: unknown = 'leaf';
+    for (let i = 0; i < 1_000_000; i++) v = [v];
+    await facade('a million levels in a chat content part', { model: 'jev', messages: [{ role: 'user', content: [{ type: 'text', text: v }] }] }, true);
+    return out;
+  });
+  const expected: Record<string, [number, string | null, string | null] | 200> = {
+    'a million levels of arrays in state': [400, 'invalid_request', 'state'],
+    '5,000 levels of objects in state': [400, 'invalid_request', 'state'],
+    'chat content parts 100,000 levels deep': [400, 'invalid_request', 'messages[0].content'],
+    // A BOM, escaped surrogates and NULs, and a repeated key (the last wins, as JSON.parse reads it) are valid JSON text.
+    'a BOM before the body': 200,
+    'overlong UTF-8 (C0 AF) in state': [400, 'invalid_json', null],
+    'a lone surrogate escaped in state': 200,
+    'NUL escaped in state': 200,
+    'a duplicate key': 200,
+    'text after the JSON': [400, 'invalid_json', null],
+    'max_tokens 1e999': [400, 'invalid_request', 'max_tokens'],
+    'max_tokens -0': [400, 'invalid_request', 'max_tokens'],
+    '__proto__ as a question key': [400, 'invalid_request', 'questions.__proto__'],
+    'text/plain': [415, 'unsupported_media_type', null],
+    'an empty body': [400, 'invalid_json', null],
+    'a 30 MB state': [400, 'invalid_request', 'state'],
+    '200,000 questions': [400, 'invalid_request', 'questions'],
+    'a getter that throws': [400, 'invalid_request', 'state'],
+    'a proxy whose keys throw': [400, 'invalid_request', null],
+    'a revoked proxy as metadata': [400, 'invalid_request', 'metadata'],
+    'a Map as state': [400, 'invalid_request', 'state'],
+    'a 2^32 − 1 sparse array as state': [400, 'invalid_request', 'state'],
+    'a bigint bound': [400, 'invalid_request', 'questions.q.min'],
+    'a million levels in a chat content part': [400, 'invalid_request', 'messages[0].content'],
+  };
+  expect(Object.keys(seen)).toEqual(Object.keys(expected));
+  for (const [label, want] of Object.entries(expected)) {
+    const got = seen[label]!;
+    if (want === 200) expect(got, label).toEqual({ status: 200 });
+    else {
+      expect({ status: got.status, code: got.code, param: got.param }, label).toEqual({ status: want[0], code: want[1], param: want[2] });
+      expect(got.message, label).toBeTruthy();
+      if (want[2] !== null) expect(got.message, label).toContain(want[2]);
+    }
+  }
+  expect(await probes(page)).toEqual(before);
+  expect(errors).toEqual([]);
+  expect(await unhandledIn(page)).toEqual([]);
+});
