@@ -96,6 +96,24 @@ module.exports = {
       from: { path: '^(src|bench|scripts)/' },
       to: { circular: true },
     },
+    // The tools, one direction (docs/architecture.md, "Where a change goes"): the bench imports
+    // scripts/ (the test models, scripts/machine/'s process memory, machine facts and Chromium),
+    // never the reverse; e2e reads the model roots through e2e/support/env.ts, which imports
+    // scripts/, so nothing in scripts/ may reach that module, not even through another.
+    {
+      name: 'tools-scripts-not-bench',
+      comment: 'scripts/ never imports bench/: what both need (process memory, machine facts, Chromium) lives in scripts/machine/',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: { path: '^bench/' },
+    },
+    {
+      name: 'tools-scripts-not-e2e-env',
+      comment: 'nothing in scripts/ reaches e2e/support/env.ts (it reads scripts/models/roots.ts): take ports from e2e/support/ports.ts, Chromium from scripts/machine/chromium.ts',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: { path: '^e2e/support/env\\.ts$', reachable: true },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, statSync, utimesSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { build } from 'vite';
-import { MIRROR, REPO } from './support/env.ts';
+import { REPO } from '../scripts/models/roots.ts';
+import { MIRROR } from './support/ports.ts';
 
 const HARNESS = resolve(REPO, 'test/reliability/browser-harness.ts');
 export const HARNESS_BUNDLE = resolve(REPO, 'node_modules/.cache/jev-e2e-reliability/harness.js');

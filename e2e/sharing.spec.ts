@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { grownRenderer, peakRss, rendererRss } from '../bench/lib/procs.ts';
+import { grownRenderer, peakRss, rendererRss } from '../scripts/machine/procs.ts';
 import { chromiumPath, GENERATED, PREVIEW_PORT, TEST_CHROMIUM_ARGS, VENDORED } from './support/env.ts';
 import { startModelHost, type ModelHost } from './support/model-host.ts';
 

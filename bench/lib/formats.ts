@@ -22,12 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { ModelHost } from '../../e2e/support/model-host.ts';
-import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
 import { chromiumPath } from '../peers/browser.ts';
 import { openPage } from './bench-page.ts';
 import { round } from './measure.ts';
 import { modelBytes } from './model-bytes.ts';
-import { ProcessSampler } from './procs.ts';
+import { ProcessSampler } from '../../scripts/machine/procs.ts';
 import { type Device, type FormatResult, median } from './schema.ts';
 
 /** Every dtype the generator writes (scripts/models/linear-formats.ts), fp32 first: the reference. */

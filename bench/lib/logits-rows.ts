@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
 import type { ModelHost } from '../../e2e/support/model-host.ts';
 import { chromiumPath } from '../peers/browser.ts';
 import { openPage } from './bench-page.ts';
 import { modelBytes } from './model-bytes.ts';
-import { ProcessSampler } from './procs.ts';
+import { ProcessSampler } from '../../scripts/machine/procs.ts';
 import type { MemoryResult } from './schema.ts';
 
 export const BIG_VOCABULARY_MODEL = 'tiny-random-qwen2';

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
 import type { ModelHost } from '../../e2e/support/model-host.ts';
 import type { OrtBuild } from '../../src/engine/runtime/ort-build.ts';
 import { chromiumPath } from '../peers/browser.ts';

@@ -1,7 +1,7 @@
 /** The bench's JSON result file: finalized and written at each checkpoint (schema: schema.ts). */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { loadAverage } from './procs.ts';
+import { loadAverage } from '../../scripts/machine/procs.ts';
 import type { BenchResult } from './schema.ts';
 import { evaluateTargets } from './targets.ts';
 

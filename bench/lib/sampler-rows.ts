@@ -22,7 +22,7 @@ import { maskLogProbs } from '../../src/engine/chat/constraint.ts';
 import { argmax, maskedArgmax, sampleToken } from '../../src/engine/chat/sampler.ts';
 import { logSoftmax } from '../../src/engine/model/log-softmax.ts';
 import { seededRandom } from '../../src/engine/runtime/seeded-random.ts';
-import { commitId, machineDescription } from './machine.ts';
+import { commitId, machineDescription } from '../../scripts/machine/machine.ts';
 import { round } from './measure.ts';
 import { median } from './schema.ts';
 

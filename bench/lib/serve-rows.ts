@@ -27,7 +27,7 @@ import type { Question } from '../../src/contract/index.ts';
 import type { BackendKind } from '../../src/server/cli-args.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { serveOptions, sharedModel, startLoopback } from '../../test/server/support/served.ts';
-import { commitId, machineDescription } from './machine.ts';
+import { commitId, machineDescription } from '../../scripts/machine/machine.ts';
 import { round } from './measure.ts';
 import { median } from './schema.ts';
 

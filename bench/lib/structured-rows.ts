@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
 import type { ModelHost } from '../../e2e/support/model-host.ts';
 import type { StructuredChatTimes } from '../page/structured-chat.ts';
 import { chromiumPath } from '../peers/browser.ts';

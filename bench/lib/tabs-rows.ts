@@ -9,10 +9,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
 import type { ModelHost } from '../../e2e/support/model-host.ts';
 import { chromiumPath } from '../peers/browser.ts';
-import { browserTree } from './procs.ts';
+import { browserTree } from '../../scripts/machine/procs.ts';
 import type { TabsResult } from './schema.ts';
 
 export interface TabsPlan {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
 import type { ModelHost } from '../../e2e/support/model-host.ts';
 import { MODEL_ROOTS } from '../../scripts/models/roots.ts';
 import { chromiumPath } from '../peers/browser.ts';
@@ -14,7 +14,7 @@ import { log, type Timed } from './measure.ts';
 import { modelBytes } from './model-bytes.ts';
 import type { TargetPlan } from './plan.ts';
 import { measurePrefixCache } from './prefix-cache-rows.ts';
-import { ProcessSampler } from './procs.ts';
+import { ProcessSampler } from '../../scripts/machine/procs.ts';
 import { type ChatResult, type DecisionResult, type LoadResult, type MemoryResult, type PrefixCacheResult, type PrefixChatResult, type RuntimeInfo, chromiumOfUserAgent } from './schema.ts';
 
 /** What one (model, device) target measured. */

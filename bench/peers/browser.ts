@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import type { PeersPage } from './page/main.ts';
 import { MODEL_ROOTS, PEERS_DIST, buildPeersPage, servePeers } from './serve.ts';
-import { CHROMIUM_ARGS, TEST_CHROMIUM_ARGS } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS, TEST_CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
 
 /** Debian's Chromium unless CHROMIUM_PATH says otherwise. */
 export function chromiumPath(): string {
@@ -27,7 +27,7 @@ export function hasChromium(): boolean {
 
 /**
  * Launches headless Chromium. `marker`, when given, is put on the browser's command line (a switch
- * Chromium ignores) so that bench/lib/procs.ts can find its process tree and read its renderers' memory.
+ * Chromium ignores) so that scripts/machine/procs.ts can find its process tree and read its renderers' memory.
  */
 export async function launchChromium(marker?: string): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...(marker ? [`--jev-bench-marker=${marker}`] : [])] });

@@ -10,7 +10,7 @@
  * collected shows as the file's size more, kept until something else starts a full collection.
  */
 import { parseArgs } from 'node:util';
-import { grownRenderer, rendererRss } from '../lib/procs.ts';
+import { grownRenderer, rendererRss } from '../../scripts/machine/procs.ts';
 import { mib } from '../lib/measure.ts';
 import { launchChromium, openPeersPage } from './browser.ts';
 import { sleep } from './quiet.ts';

@@ -28,7 +28,7 @@ import { fileBytes, modelBytes } from '../lib/model-bytes.ts';
 import { mib } from '../lib/measure.ts';
 import { median, type PeerDetail, type PeerRow } from '../lib/schema.ts';
 import type { SessionRewriteReport } from '../../src/engine/load/session-rewrites.ts';
-import { grownRenderer, peakRss, rendererRss, resetPeakRss } from '../lib/procs.ts';
+import { grownRenderer, peakRss, rendererRss, resetPeakRss } from '../../scripts/machine/procs.ts';
 import { type PeersSession, openPeersPage } from './browser.ts';
 import { type PeerDtype, type PeerModel, ggufFile, ggufUrl, peerModel } from './models.ts';
 import { MODEL_ROOTS } from './serve.ts';

@@ -1,49 +1,15 @@
-import { existsSync } from 'node:fs';
+/**
+ * The browser tests' environment, in one module: where the models are (scripts/models/roots.ts;
+ * e2e reads the model roots through here and nowhere else), the built app, the servers' ports, and
+ * which Chromium with which flags (scripts/machine/chromium.ts). Nothing in scripts/ reaches this
+ * module (`.dependency-cruiser.cjs`, tools-scripts-not-e2e-env): the tools there that reuse e2e's
+ * harness import ports.ts, model-host.ts and static-server.ts, which import nothing of scripts/.
+ */
 import { resolve } from 'node:path';
 import { REPO } from '../../scripts/models/roots.ts';
 
 export { GENERATED, REPO, VENDORED } from '../../scripts/models/roots.ts';
-export const MIRROR_PORT = Number(process.env['JEV_MIRROR_PORT'] ?? 4391);
-export const MIRROR = `http://127.0.0.1:${MIRROR_PORT}`;
+export { CHROMIUM_ARGS, TEST_CHROMIUM_ARGS, chromiumPath } from '../../scripts/machine/chromium.ts';
+export { EXTRA_PORT, MIRROR, MIRROR_PORT, PREVIEW_PORT } from './ports.ts';
 /** The built app the browser tests serve (a separate build folder lets runs proceed side by side). */
 export const DIST = resolve(REPO, process.env['JEV_DIST'] ?? 'dist');
-export const PREVIEW_PORT = Number(process.env['JEV_PREVIEW_PORT'] ?? 4390);
-/**
- * Ports for the extra servers some specs start, offset from the preview port so that parallel
- * runs do not clash, and by Playwright's worker (`TEST_PARALLEL_INDEX`, 0 … workers − 1) so that
- * two specs running at once do not either.
- */
-const WORKER_OFFSET = 10 * Number(process.env['TEST_PARALLEL_INDEX'] ?? 0);
-export const EXTRA_PORT = {
-  embedApp: PREVIEW_PORT + 3 + WORKER_OFFSET,
-  staticSite: PREVIEW_PORT + 4 + WORKER_OFFSET,
-  cspSite: PREVIEW_PORT + 5 + WORKER_OFFSET,
-  reasoningMirror: PREVIEW_PORT + 7 + WORKER_OFFSET,
-} as const;
-
-/** Chromium from CHROMIUM_PATH, else Debian's, else Playwright's own. */
-export function chromiumPath(): string | undefined {
-  const candidates = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium'];
-  return candidates.find((p): p is string => !!p && existsSync(p));
-}
-
-/** Extra flags for a local investigation, separated by `|` (e.g. JEV_EXTRA_ARGS='--js-flags=--prof'); unset in CI. Last, so they win. */
-const EXTRA_ARGS = process.env['JEV_EXTRA_ARGS'] ? process.env['JEV_EXTRA_ARGS'].split('|') : [];
-const BASE_ARGS = ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-/** Chromium's flags for every headless run here (tests, the benchmark, the evaluation CLI). */
-export const CHROMIUM_ARGS = [...BASE_ARGS, ...EXTRA_ARGS];
-
-/**
- * The browser tests' flags: CHROMIUM_ARGS with V8's wasm tiering budget raised from its default
- * (13,000,000 in Chromium 156, `--js-flags=--help`) to 180,000,000. Every fresh context compiles
- * onnxruntime's 17 MB wasm again, and with the default budget the functions a model load runs
- * once (graph parsing, optimization, weight packing) reach the top tier too: 5 s of TurboFan on
- * background threads per page, on a machine whose two cores the page already keeps busy. With the
- * higher budget only the kernels that run long tier up. Measured on five spec files (playground,
- * fuzz, decision-facade, storage, formats), two runs each way, alternating: 476 and 481 s against
- * 534 and 555 s, 751 and 764 core-seconds against 904 and 941 (docs/reliability.md, "Where CI's
- * time goes"). Tests only: the benchmark and the evaluation CLI measure what a user's browser
- * runs, with V8's defaults.
- */
-export const TEST_CHROMIUM_ARGS = [...BASE_ARGS, '--js-flags=--wasm-tiering-budget=180000000', ...EXTRA_ARGS];

@@ -11,7 +11,7 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import type { DecisionRequestInput, DecisionResponse } from '../../src/contract/index.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import type { EngineStatus } from '../../src/protocol/engine-api.ts';
-import { CHROMIUM_ARGS, chromiumPath } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS, chromiumPath } from '../machine/chromium.ts';
 import { startModelHost, type ModelHost } from '../../e2e/support/model-host.ts';
 import { startStatic } from '../../e2e/support/static-server.ts';
 import { MODEL_ROOTS } from '../models/roots.ts';

@@ -6,7 +6,7 @@
  * origin); a crash of the page fails it.
  */
 import { chromium } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumPath } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS, chromiumPath } from '../machine/chromium.ts';
 import { startModelHost } from '../../e2e/support/model-host.ts';
 import { startStatic } from '../../e2e/support/static-server.ts';
 import { buildHarness } from '../../e2e/reliability-support.ts';

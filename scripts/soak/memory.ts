@@ -1,13 +1,13 @@
 /**
  * The soak's memory readings of a Chromium: the renderer's resident set (read from /proc through
- * bench/lib/procs.ts: it includes onnxruntime's wasm memory, which no JS heap figure does) and the
+ * scripts/machine/procs.ts: it includes onnxruntime's wasm memory, which no JS heap figure does) and the
  * engine worker's JS heap after a full garbage collection, taken after a critical memory-pressure
  * signal and a GC of the page, so that what stays resident is what is held. The wasm heap, the
  * tensor ledger and the prefix cache's bytes come from the engine's own status (mix.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
-import { browserTree } from '../../bench/lib/procs.ts';
+import { browserTree } from '../machine/procs.ts';
 import { engineWorkerHeap } from '../../e2e/reliability-support.ts';
 
 export interface MemoryReading {

@@ -14,11 +14,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CHROMIUM_ARGS, chromiumPath } from '../../e2e/support/env.ts';
+import { CHROMIUM_ARGS, chromiumPath } from '../machine/chromium.ts';
 import { startModelHost } from '../../e2e/support/model-host.ts';
 import { startStatic } from '../../e2e/support/static-server.ts';
 import { buildHarness } from '../../e2e/reliability-support.ts';
-import { browserVersion, commitId, machineDescription } from '../../bench/lib/machine.ts';
+import { browserVersion, commitId, machineDescription } from '../machine/machine.ts';
 import { buildApp, isStale, REPO } from '../eval/app-build.ts';
 import { generateModels } from '../models/generate-models.ts';
 import { GENERATED, MODEL_ROOTS } from '../models/roots.ts';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTree, grownRenderer, peakRss, rendererRss, resetPeakRss } from '../../bench/lib/procs.ts';
+import { browserTree, grownRenderer, peakRss, rendererRss, resetPeakRss } from '../../scripts/machine/procs.ts';
 
 // The bench reads each page's memory from /proc: a "browser" (a process whose command line carries
 // the marker) and its "renderers" (descendants with --type=renderer), stood in for by Node processes.
@@ -55,7 +55,7 @@ const until = async (test: () => boolean, what: string, ms = 60_000) => {
     await new Promise((r) => setTimeout(r, 25));
   }
 };
-describe.runIf(onLinux)('bench/lib/procs.ts: a page renderer found by its growth, and its peak resident set', () => {
+describe.runIf(onLinux)('scripts/machine/procs.ts: a page renderer found by its growth, and its peak resident set', () => {
   const dir = mkdtempSync(join(tmpdir(), 'jev-procs-'));
   const marker = `jev-procs-test-${process.pid}-${Date.now()}`;
   let browser: ChildProcess;
