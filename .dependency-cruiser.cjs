@@ -6,8 +6,11 @@
  *    library entry `src/index.ts` are peers at the top: neither imports the other).
  * 2. The engine's rooms (src/engine/README.md), lowest first: a room imports only rooms on a lower
  *    level, never `engine.ts` or `worker-host.ts`, which sit above every room.
- * 3. src/ never imports bench/, scripts/, test/ or e2e/.
- * 4. No circular imports in src/, bench/ or scripts/.
+ * 3. The playground's rooms (src/ui/README.md), lowest first: a room imports only rooms on a lower
+ *    level (so a panel never imports another panel), never the entry files at src/ui/'s top
+ *    (`main.tsx`, `app.tsx`), which sit above every room; src/ui/ has no folder outside the list.
+ * 4. src/ never imports bench/, scripts/, test/ or e2e/.
+ * 5. No circular imports in src/, bench/ or scripts/.
  */
 
 /** [name, path pattern, level] */
@@ -36,6 +39,16 @@ const ROOMS = [
   ['grammar', 2],
   ['decision', 2],
   ['chat', 3],
+];
+
+/** [room, level] inside src/ui/: shared state, shared widgets, then the panels, each a peer of the others. */
+const UI_ROOMS = [
+  ['state', 0],
+  ['shared', 1],
+  ['decisions', 2],
+  ['chat', 2],
+  ['evaluation', 2],
+  ['model', 2],
 ];
 
 function layerRules() {
@@ -70,11 +83,34 @@ function roomRules() {
   return rules;
 }
 
+function uiRoomRules() {
+  const rules = [];
+  for (const [room, level] of UI_ROOMS) {
+    const above = UI_ROOMS.filter(([other, otherLevel]) => other !== room && otherLevel >= level).map(([other]) => other);
+    rules.push({
+      name: `ui-room-${room}`,
+      comment: `src/ui/${room}/ (level ${level}) imports only rooms on a lower level; not ${above.join(', ') || 'any room'}, nor the playground's entry files`,
+      severity: 'error',
+      from: { path: `^src/ui/${room}/` },
+      to: { path: above.length ? `^src/ui/(${above.join('|')}/|[^/]+$)` : '^src/ui/[^/]+$' },
+    });
+  }
+  rules.push({
+    name: 'ui-room-listed',
+    comment: 'a folder of src/ui/ is a room listed in UI_ROOMS (with its level), so that the rules above cover it',
+    severity: 'error',
+    from: { path: '^src/ui/' },
+    to: { path: '^src/ui/[^/]+/', pathNot: `^src/ui/(${UI_ROOMS.map(([room]) => room).join('|')})/` },
+  });
+  return rules;
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...layerRules(),
     ...roomRules(),
+    ...uiRoomRules(),
     {
       name: 'server-not-evaluation',
       comment: 'src/server/ serves the HTTP surface over contract, protocol, engine, facade, http and client; the evaluation is not its business',

@@ -2,7 +2,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { MODEL_REGISTRY } from '../src/ui/model-registry.ts';
+import { MODEL_REGISTRY } from '../src/ui/model/model-registry.ts';
 import { GENERATED } from './support/env.ts';
 import { startModelHost, type ModelHost } from './support/model-host.ts';
 

@@ -1,19 +1,19 @@
 import type { Signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
 import type { JevClient } from '../facade/jev-client.ts';
-import { ChatPanel } from './chat-panel.tsx';
-import type { ChatStore } from './chat-store.ts';
-import type { DecisionDraft } from './decision-draft.ts';
-import { DecisionPanel } from './decision-panel.tsx';
-import { EngineBadge } from './engine-badge.tsx';
-import type { EngineState } from './engine-state.ts';
-import { EvalPanel } from './eval-panel.tsx';
-import type { LoadProgress } from './load-progress.ts';
-import { ModelPanel } from './model-panel.tsx';
-import type { ProfileStore } from './profile-store.ts';
-import { Tabs } from './tabs.tsx';
-import { UpdateBanner } from './update-banner.tsx';
-import { probeWebGpu, type WebGpuSupport } from './webgpu-probe.ts';
+import { ChatPanel } from './chat/chat-panel.tsx';
+import type { ChatStore } from './chat/chat-store.ts';
+import { DecisionPanel } from './decisions/decision-panel.tsx';
+import { EvalPanel } from './evaluation/eval-panel.tsx';
+import { ModelPanel } from './model/model-panel.tsx';
+import { probeWebGpu, type WebGpuSupport } from './model/webgpu-probe.ts';
+import { EngineBadge } from './shared/engine-badge.tsx';
+import { Tabs } from './shared/tabs.tsx';
+import { UpdateBanner } from './shared/update-banner.tsx';
+import type { DecisionDraft } from './state/decision-draft.ts';
+import type { EngineState } from './state/engine-state.ts';
+import type { LoadProgress } from './state/load-progress.ts';
+import type { SavedProfiles } from './state/saved-profiles.ts';
 import './app.css';
 
 export interface AppProps {
@@ -23,7 +23,7 @@ export interface AppProps {
   decision: DecisionDraft;
   chat: ChatStore;
   /** Saved calibration profiles (the evaluation saves them; the decision form applies them). */
-  profiles: ProfileStore;
+  profiles: SavedProfiles;
   /** Set when a new version of the page waits; calling it switches. */
   update: Signal<(() => void) | null>;
 }

@@ -3,15 +3,15 @@
 import { signal } from '@preact/signals';
 import { render } from 'preact';
 import { createClient } from '../client/create-client.ts';
-import type { JevClient } from '../facade/jev-client.ts';
 import { serveHttp } from '../client/serve-http.ts';
+import type { JevClient } from '../facade/jev-client.ts';
 import { App } from './app.tsx';
-import { createChatStore } from './chat-store.ts';
-import { createDecisionDraft } from './decision-draft.ts';
-import { createEngineState } from './engine-state.ts';
-import { createLoadProgress } from './load-progress.ts';
-import { pageParams, withParams } from './page-params.ts';
-import { createProfileStore } from './profile-store.ts';
+import { createChatStore } from './chat/chat-store.ts';
+import { pageParams, withParams } from './model/page-params.ts';
+import { createDecisionDraft } from './state/decision-draft.ts';
+import { createEngineState } from './state/engine-state.ts';
+import { createLoadProgress } from './state/load-progress.ts';
+import { createSavedProfiles } from './state/saved-profiles.ts';
 
 declare global {
   interface Window {
@@ -25,7 +25,7 @@ const client = createClient({ ...params, onProgress: (e) => progress.push(e) });
 window.jev = client;
 const engine = createEngineState(client, params, progress, (target) => history.replaceState(history.state, '', withParams(location.href, target)));
 // Calibration profiles saved in this browser, restored into the client before any request names one.
-const profiles = createProfileStore(client);
+const profiles = createSavedProfiles(client);
 const update = signal<(() => void) | null>(null);
 // The HTTP surface on this origin (CONTRACT §3): the service worker relays to this page's engine.
 // It also precaches the app for offline use; a new version waits until the user applies it

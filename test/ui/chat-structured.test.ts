@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { placeChatError } from '../../src/ui/chat-errors.ts';
-import { chatRequest, requestMessages } from '../../src/ui/chat-request.ts';
-import { DEFAULT_SETTINGS, type ChatEntry } from '../../src/ui/chat-store.ts';
-import type { ErrorInfo } from '../../src/ui/error-info.ts';
-import { SCHEMA_EXAMPLES, schemaText } from '../../src/ui/schema-examples.ts';
-import { DEFAULT_STRUCTURED, errorsStillApplying, isStructuredDraft, structuredFields, structuredProblems, type StructuredDraft } from '../../src/ui/structured-draft.ts';
-import { addToolCallDeltas, toolCallsOf } from '../../src/ui/tool-calls.ts';
-import { pendingCalls, resultEntries } from '../../src/ui/tool-results.ts';
+import { placeChatError } from '../../src/ui/chat/chat-errors.ts';
+import { chatRequest, requestMessages } from '../../src/ui/chat/chat-request.ts';
+import { DEFAULT_SETTINGS, type ChatEntry } from '../../src/ui/chat/chat-store.ts';
+import type { ErrorInfo } from '../../src/ui/state/error-info.ts';
+import { SCHEMA_EXAMPLES, schemaText } from '../../src/ui/chat/schema-examples.ts';
+import { DEFAULT_STRUCTURED, errorsStillApplying, isStructuredDraft, structuredFields, structuredProblems, type StructuredDraft } from '../../src/ui/chat/structured-draft.ts';
+import { addToolCallDeltas, toolCallsOf } from '../../src/ui/chat/tool-calls.ts';
+import { pendingCalls, resultEntries } from '../../src/ui/chat/tool-results.ts';
 
 const refused = (param: string): ErrorInfo => ({ message: `'${param}' is refused.`, param, code: 'invalid_request', status: 400, reason: null });
 

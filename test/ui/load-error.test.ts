@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JevError } from '../../src/contract/index.ts';
-import { errorInfo } from '../../src/ui/error-info.ts';
-import { createLoadProgress } from '../../src/ui/load-progress.ts';
+import { errorInfo } from '../../src/ui/state/error-info.ts';
+import { createLoadProgress } from '../../src/ui/state/load-progress.ts';
 
 describe("the page's view of a failed load", () => {
   it('reads details.reason from the error the facade rejects with (rebuilt after the worker boundary)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_DTYPES, MAX_OFFERED_BYTES, MODEL_REGISTRY, dtypesOf, dataChunksOf, findRegistryModel, type Dtype } from '../../src/ui/model-registry.ts';
+import { ALL_DTYPES, MAX_OFFERED_BYTES, MODEL_REGISTRY, dtypesOf, dataChunksOf, findRegistryModel, type Dtype } from '../../src/ui/model/model-registry.ts';
 
 /**
  * The download per dtype, added up by hand from the hub listings quoted above each entry

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bundledHost, isBundled } from '../../src/ui/bundled-model.ts';
-import { pageParams, withParams } from '../../src/ui/page-params.ts';
+import { bundledHost, isBundled } from '../../src/ui/model/bundled-model.ts';
+import { pageParams, withParams } from '../../src/ui/model/page-params.ts';
 
 const PAGE = 'http://127.0.0.1:4173/?model=x';
 

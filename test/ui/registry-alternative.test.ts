@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { WASM32_HEAP_BYTES, type DeviceCapacity } from '../../src/engine/load/memory/device-capacity.ts';
 import { estimateLoad } from '../../src/engine/load/memory/memory-estimate.ts';
 import { shortfall } from '../../src/engine/load/memory/memory-fit.ts';
-import { findRegistryModel } from '../../src/ui/model-registry.ts';
-import { memoryAlternative, registryAlternative } from '../../src/ui/registry-alternative.ts';
+import { findRegistryModel } from '../../src/ui/model/model-registry.ts';
+import { memoryAlternative, registryAlternative } from '../../src/ui/model/registry-alternative.ts';
 
 const GiB = 2 ** 30;
 const capacity = (device: 'wasm' | 'webgpu', deviceMemoryGiB: number, shaderF16 = false): DeviceCapacity => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sharingText } from '../../src/ui/sharing-text.ts';
+import { sharingText } from '../../src/ui/model/sharing-text.ts';
 
 describe("the Model panel's line on tabs (status().sharing)", () => {
   const base = { mode: 'origin' as const, tab: 'tab_a', host: 'tab_a', hosting: true, tabs: 1 };
