@@ -1,0 +1,11 @@
+import type { JevClient } from '../facade/jev-client.ts';
+
+/**
+ * What the provider needs of a client: its decision and chat methods. `createClient()` in the
+ * page (the engine in this browser, no HTTP) and `createClient({ baseURL })` (a server) both are
+ * one, and so is anything else with the same two methods.
+ */
+export type JevLocalClient = Pick<JevClient, 'decisions' | 'chat'>;
+
+/** The provider name the AI SDK reports (`model.provider`) and the key of its `providerOptions` / `providerMetadata`. */
+export const PROVIDER_KEY = 'jev';
