@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
 
-/** The folder under the app where bundled models are served: `{base}bundled/{model}/resolve/main/{file}` (src/ui/bundled-model.ts). */
+/** The folder under the app where bundled models are served: `{base}bundled/{model}/resolve/main/{file}` (src/ui/model/bundled-model.ts). */
 export const BUNDLED_PATH = 'bundled';
 
 /** The models shipped in vendor/models that the app serves itself, with the files it needs (not the GGUF). */

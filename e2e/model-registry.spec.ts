@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { MIRROR } from './support/env.ts';
 
 /**
- * The playground's registry (src/ui/model-registry.ts) as a user meets it: each recommended model's
+ * The playground's registry (src/ui/model/model-registry.ts) as a user meets it: each recommended model's
  * dtypes, and a download per dtype that counts the graph and its external-data files. Nothing is
  * loaded from the hub (unreachable here): the page serves the generated tiny model meanwhile.
  */
