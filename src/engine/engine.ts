@@ -1,37 +1,15 @@
-import {
-  JevError,
-  parseChatRequest,
-  parseDecisionRequest,
-  toJevError,
-  type ChatCompletion,
-  type ChatCompletionChunk,
-  type DecisionResponse,
-  type ModelList,
-} from '../contract/index.ts';
+import { JevError, toJevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
 import { idleStatus, type CallHandle, type DebugAction, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../protocol/engine-api.ts';
 import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat/chat.ts';
 import { GrammarCache } from './grammar/grammar-cache.ts';
 import { XGrammarBackend } from './grammar/xgrammar-backend.ts';
-import { refuseFarPastContext } from './model/context-bound.ts';
 import { decide } from './decision/decide.ts';
 import { localScorer } from './decision/local-scorer.ts';
-import type { Dtype, LanguageModel } from './model/language-model.ts';
-import { httpSource, type CheckedModelSource } from './load/http-source.ts';
-import { deviceMayFallBack, loadFailure, loadFailureReason, originOf, statusFailure } from './load/load-failure.ts';
-import { checkMemory, withSmallerDtype, type MemoryCheck } from './load/memory/memory-check.ts';
-import {
-  chooseDtype,
-  DTYPE_FILES,
-  exporterDtype,
-  loadLanguageModel,
-  offeredDtypes,
-  resolveDevice,
-  withInstead,
-  workingDtypes,
-  type ModelSource,
-  type ResolvedDevice,
-} from './load/load-model.ts';
+import type { LanguageModel } from './model/language-model.ts';
+import { httpSource } from './load/http-source.ts';
+import { loadWithPolicy } from './load/load-policy.ts';
+import { DTYPE_FILES, type ModelSource } from './load/load-model.ts';
 import { modelVersion } from './model/model-version.ts';
 import { PassGate } from './runtime/pass-gate.ts';
 import { PriorCache } from './decision/prior-cache.ts';
@@ -40,9 +18,9 @@ import { isAllocationFailure } from './runtime/allocation-failure.ts';
 import { applyRuntimeConfig, configuredOrtBuild, configuredThreads, type RuntimeConfig } from './load/runtime-env.ts';
 import { TaskQueue } from './runtime/task-queue.ts';
 import { MODEL_CACHE } from './load/storage/integrity-cache.ts';
-import { storageMark, storageReport } from './load/storage/storage-report.ts';
 import { webgpuDevice, type GpuDeviceLike } from './runtime/webgpu-device.ts';
 import { engineMemory, weightFiles } from './memory.ts';
+import { RequestFront } from './request-front.ts';
 
 export interface EngineConfig {
   runtime: RuntimeConfig;
@@ -76,13 +54,15 @@ export interface EngineHost {
 }
 
 /**
- * The engine: one loaded model, one queue. Every request body is validated here, at the
- * boundary; inside, the computation trusts its input.
+ * The engine: one loaded model, one queue. Every request body is validated at the boundary, by
+ * the request front it shares with the server (request-front.ts); inside, the computation trusts
+ * its input. Loads follow the load policy (load/load-policy.ts).
  */
 export class Engine implements EngineApi {
   readonly #config: EngineConfig;
   readonly #queue = new TaskQueue();
-  readonly #calls = new Map<string, AbortController>();
+  /** Validation, the model's name, the model list and cancellation by call id, shared with the server's RemoteEngine. */
+  readonly #front = new RequestFront<LanguageModel>({ ownedBy: 'local', serve: (signal, work) => this.#serve(signal, work) });
   readonly #priors = new PriorCache();
   readonly #prefixes: PrefixCache;
   /** Compiled grammars of response formats (grammar/); xgrammar itself loads on the first that needs it. */
@@ -154,42 +134,16 @@ export class Engine implements EngineApi {
     }
   }
 
+  /** Loads under the load policy (load/load-policy.ts), then puts the model in place of the one before. */
   async #loadOn(options: LoadOptions, heard: (e: LoadEvent) => void): Promise<LanguageModel> {
     const weights = weightFiles(heard);
-    const onEvent = weights.onEvent;
     applyRuntimeConfig(
       { ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}), ...(options.ortBuild ? { ortBuild: options.ortBuild } : {}) },
       options.host,
     );
-    const source: ModelSource & Partial<CheckedModelSource> =
-      this.#config.source?.(options) ?? httpSource(options, { cacheName: this.#config.runtime.modelCache ? MODEL_CACHE : null });
-    // First reach the model at all: a host that cannot be reached, refuses CORS or lacks the
-    // model fails here, naming that, before any format is chosen or device tried.
-    const config = (await source.check?.()) ?? null;
-    const refusedBefore = this.#config.runtime.modelCache?.refused.length ?? 0;
     const modelCache = this.#config.runtime.modelCache;
-    const storedBefore = modelCache && storageMark(modelCache);
-    let resolved = await resolveDevice(options.device, this.#config.isNode ?? false);
-    let lm: LanguageModel;
-    try {
-      try {
-        lm = await this.#loadWith(options, resolved, source, config, onEvent);
-      } catch (e) {
-        // WebGPU was only preferred (`auto`): a fault of the device falls back to wasm rather than
-        // fail; a fault of the files or their host would meet wasm the same, and is reported.
-        if (resolved.device !== 'webgpu' || options.device === 'webgpu' || !deviceMayFallBack(e) || this.#corruptSince(refusedBefore, options)) throw e;
-        onEvent({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: (e as Error).message });
-        resolved = { device: 'wasm', shaderF16: false, adapter: null };
-        lm = await this.#loadWith(options, resolved, source, config, onEvent);
-      }
-    } catch (e) {
-      throw this.#corruptSince(refusedBefore, options) ?? e;
-    }
-    const corrupt = this.#corruptSince(refusedBefore, options);
-    if (corrupt) {
-      await lm.dispose();
-      throw corrupt;
-    }
+    const source = this.#config.source?.(options) ?? httpSource(options, { cacheName: modelCache ? MODEL_CACHE : null });
+    const { lm, adapter, storage } = await loadWithPolicy(options, { source, isNode: this.#config.isNode ?? false, modelCache, onEvent: weights.onEvent });
     const old = this.#lm;
     this.#lm = lm;
     this.#modelBytes = weights.bytes();
@@ -206,74 +160,17 @@ export class Engine implements EngineApi {
       dtype: lm.dtype,
       contextLength: lm.contextLength,
       threads: lm.device === 'cpu' ? null : configuredThreads(),
-      adapter: resolved.adapter,
+      adapter,
       int8Projections: lm.int8Projections,
       int8Head: lm.int8Head,
       tiedHead: lm.tiedHead,
       ...(lm.device !== 'cpu' && configuredOrtBuild() ? { ortBuild: configuredOrtBuild()! } : {}),
       error: null,
       counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null },
-      ...(modelCache && storedBefore ? { storage: await storageReport(modelCache, storedBefore, source.base ?? '') } : {}),
+      ...(storage ? { storage } : {}),
     };
     if (lm.device === 'webgpu') await this.#watchDevice();
     return lm;
-  }
-
-  /** Chooses the format and loads it on one device; every failure names its cause (load-failure.ts). */
-  async #loadWith(options: LoadOptions, resolved: ResolvedDevice, source: ModelSource & Partial<CheckedModelSource>, config: unknown, onEvent: (e: LoadEvent) => void): Promise<LanguageModel> {
-    const { device, shaderF16 } = resolved;
-    let dtype: Dtype;
-    try {
-      dtype = await chooseDtype(options.dtype, device, shaderF16, source, exporterDtype(config));
-    } catch (e) {
-      throw await this.#dtypeFailure(e, options, source);
-    }
-    if (options.dtype !== 'auto' && source.missing) {
-      // A format asked for by name: its graph and external data must be there.
-      const missing = await source.missing(DTYPE_FILES[dtype]);
-      if (missing.length > 0) {
-        const offered = await offeredDtypes(source);
-        throw statusFailure(`${source.base}${missing[0]}`, 404, { model: options.model, base: source.base ?? '', dtype, device, offered });
-      }
-    }
-    // Before the download: will it fit? (memory-check.ts; under `auto` a smaller format that fits.)
-    const memory: MemoryCheck = { model: options.model, device, shaderF16, dtype, auto: options.dtype === 'auto', source, config, quantizeHead: options.quantizeHead };
-    dtype = await checkMemory(memory);
-    try {
-      return await loadLanguageModel(options.model, device, dtype, onEvent, { shaderF16, quantizeHead: options.quantizeHead });
-    } catch (e) {
-      if (loadFailureReason(e) === 'insufficient_memory') throw await withSmallerDtype(e as JevError, { ...memory, dtype });
-      if (loadFailureReason(e) !== 'unsupported_format' || (e as JevError).details?.['instead']) throw e;
-      // Name a format that would work, now that one is needed (looking costs a request per format).
-      const instead = workingDtypes(device, shaderF16, await offeredDtypes(source), [dtype])[0];
-      if (!instead) throw e;
-      throw withInstead(e as JevError, instead);
-    }
-  }
-
-  /** A download of this load that did not match the SHA-256 its host states (the integrity cache refused to store it). */
-  #corruptSince(before: number, options: LoadOptions): JevError | null {
-    const refused = this.#config.runtime.modelCache?.refused.slice(before)[0];
-    if (!refused) return null;
-    return loadFailure(
-      `The download of ${refused.key} is corrupt: its SHA-256 is ${refused.sha256}, ${originOf(refused.key)} states ${refused.stated}. Nothing of it was stored; load again to fetch it anew, and if this persists the host serves a damaged file.`,
-      { reason: 'file_corrupt', host: originOf(refused.key), url: refused.key, model: options.model },
-    );
-  }
-
-  /** chooseDtype's refusals, with the reason its words stand for. */
-  async #dtypeFailure(e: unknown, options: LoadOptions, source: ModelSource & Partial<CheckedModelSource>): Promise<unknown> {
-    if (!JevError.is(e) || e.code !== 'model_load_failed' || loadFailureReason(e) || e.details?.['reason']) return e;
-    if (e.param !== 'model') return e;
-    // "None of the files": where a host did not answer, that is the cause, not the model.
-    const unanswered = await source.unanswered?.();
-    if (unanswered) return unanswered;
-    const looked = Object.values(DTYPE_FILES).map((f) => `onnx/${f}`);
-    return loadFailure(`${e.message.replace(/\.$/, '')} at ${source.base ?? 'its host'}: none of ${looked.join(', ')} is there (with the external data its config.json declares).`, {
-      reason: 'no_model_files',
-      model: options.model,
-      ...(source.base ? { host: originOf(source.base) } : {}),
-    });
   }
 
   async status(): Promise<EngineStatus> {
@@ -313,26 +210,17 @@ export class Engine implements EngineApi {
   }
 
   async models(): Promise<ModelList> {
-    const created = 1_763_769_600; // 2025-11-22, the engine's first release
-    const data = [{ id: 'jev', object: 'model' as const, created, owned_by: 'local' }];
-    if (this.#status.model) data.push({ id: this.#status.model, object: 'model' as const, created, owned_by: 'local' });
-    return { object: 'list', data };
+    return this.#front.models(this.#status.model);
   }
 
   async decide(body: unknown, call: CallHandle): Promise<DecisionResponse> {
-    const request = parseDecisionRequest(body);
-    return this.#serve(call, (lm, signal) => {
-      refuseFarPastContext(lm, request);
-      return this.#underPressure(() => decide(localScorer(lm, decisionsReuse(lm) ? this.#prefixes : null), request, { signal, priors: this.#priors }));
-    });
+    return this.#front.decide(body, call, (lm, request, signal) =>
+      this.#underPressure(() => decide(localScorer(lm, decisionsReuse(lm) ? this.#prefixes : null), request, { signal, priors: this.#priors })),
+    );
   }
 
   async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion> {
-    const request = parseChatRequest(body);
-    return this.#serve(call, (lm, signal) => {
-      if (request.model !== 'jev' && request.model !== lm.id) {
-        throw new JevError('model_not_found', `The model ${JSON.stringify(request.model)} does not exist here; use "jev" or "${lm.id}".`, { param: 'model' });
-      }
+    return this.#front.chat(body, call, (lm, request, signal) => {
       // A stream that has begun cannot be told again: it is retried only before its first chunk.
       let begun = false;
       const sent = onChunk && ((chunk: ChatCompletionChunk) => ((begun = true), onChunk(chunk)));
@@ -341,7 +229,7 @@ export class Engine implements EngineApi {
   }
 
   async cancel(callId: string): Promise<void> {
-    this.#calls.get(callId)?.abort(new DOMException('The request was aborted.', 'AbortError'));
+    this.#front.cancel(callId);
   }
 
   async debug(action: DebugAction): Promise<boolean> {
@@ -414,27 +302,23 @@ export class Engine implements EngineApi {
     return new JevError('engine_unavailable', `${lost} The engine restarts on wasm: send the request again.`, { param: null, cause: e });
   }
 
-  /** Runs one request in its turn, once the model is ready, cancellable by its call id. */
-  async #serve<T>(call: CallHandle, work: (lm: LanguageModel, signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    this.#calls.set(call.id, controller);
+  /** Runs one request in its turn, once the model is ready; `signal` is its call's (request-front.ts). */
+  async #serve<T>(signal: AbortSignal, work: (lm: LanguageModel) => Promise<T>): Promise<T> {
     try {
       const lm = await this.#ready();
       return await this.#queue.run(async () => {
         // Unloaded while this request waited its turn.
         if (this.#lm !== lm) throw new JevError('engine_unavailable', 'The model was unloaded: call load() first.', { param: null });
-        this.#serving = controller.signal;
+        this.#serving = signal;
         try {
-          return await work(lm, controller.signal);
+          return await work(lm);
         } finally {
           this.#serving = null;
-          this.#gate.ended(controller.signal);
+          this.#gate.ended(signal);
         }
-      }, controller.signal);
+      }, signal);
     } catch (e) {
       throw await this.#failure(e);
-    } finally {
-      this.#calls.delete(call.id);
     }
   }
 

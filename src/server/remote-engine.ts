@@ -1,20 +1,10 @@
-import {
-  errorMessages,
-  JevError,
-  parseChatRequest,
-  parseDecisionRequest,
-  toJevError,
-  type ChatCompletion,
-  type ChatCompletionChunk,
-  type DecisionResponse,
-  type ModelList,
-} from '../contract/index.ts';
+import { errorMessages, JevError, toJevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
 import { idleStatus, type CallHandle, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../protocol/engine-api.ts';
 import { decide } from '../engine/decision/decide.ts';
 import { PriorCache } from '../engine/decision/prior-cache.ts';
-import { refuseFarPastContext } from '../engine/model/context-bound.ts';
 import { servedModelVersion } from '../engine/model/model-version.ts';
 import type { TokenizerModel } from '../engine/model/tokenizer-model.ts';
+import { RequestFront } from '../engine/request-front.ts';
 import type { ServingBackend } from './backend.ts';
 import { relayChat } from './chat-relay.ts';
 import { remoteScorer } from './remote-scorer.ts';
@@ -47,16 +37,18 @@ export class RemoteEngine implements EngineApi {
   readonly #backend: ServingBackend;
   readonly #backendModel: string;
   readonly #loadModel: (model: string, host: string) => Promise<TokenizerModel>;
-  readonly #calls = new Map<string, AbortController>();
   readonly #priors = new PriorCache();
   #model: TokenizerModel | null = null;
   #loading: Promise<TokenizerModel> | null = null;
   #status: EngineStatus = idleStatus();
+  /** Validation, the model's name, the model list and cancellation by call id: the browser engine's own (engine/request-front.ts). */
+  readonly #front: RequestFront<TokenizerModel>;
 
   constructor(options: RemoteEngineOptions) {
     this.#backend = options.backend;
     this.#backendModel = options.backendModel;
     this.#loadModel = options.loadModel ?? loadServedModel;
+    this.#front = new RequestFront<TokenizerModel>({ ownedBy: this.#backend.kind, serve: (_signal, work) => this.#serve(work) });
   }
 
   get backend(): ServingBackend {
@@ -109,38 +101,29 @@ export class RemoteEngine implements EngineApi {
   }
 
   async decide(body: unknown, call: CallHandle): Promise<DecisionResponse> {
-    const request = parseDecisionRequest(body);
-    return this.#serve(call, (model, signal) => {
-      refuseFarPastContext(model, request);
+    return this.#front.decide(body, call, (model, request, signal) => {
       const scorer = remoteScorer(model, this.#backend, servedModelVersion(this.#backend.kind, model.id));
       return decide(scorer, request, { signal, priors: this.#priors });
     });
   }
 
   async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion> {
-    const request = parseChatRequest(body);
-    return this.#serve(call, (model, signal) => {
-      if (request.model !== 'jev' && request.model !== model.id) {
-        throw new JevError('model_not_found', `The model ${JSON.stringify(request.model)} does not exist here; use "jev" or "${model.id}".`, { param: 'model' });
-      }
-      return relayChat(this.#backend, request, body as Record<string, unknown>, {
+    return this.#front.chat(body, call, (model, request, signal) =>
+      relayChat(this.#backend, request, body as Record<string, unknown>, {
         backendModel: this.#backendModel,
         version: servedModelVersion(this.#backend.kind, model.id),
         signal,
         onChunk,
-      });
-    });
+      }),
+    );
   }
 
   async cancel(callId: string): Promise<void> {
-    this.#calls.get(callId)?.abort(new DOMException('The request was aborted.', 'AbortError'));
+    this.#front.cancel(callId);
   }
 
   async models(): Promise<ModelList> {
-    const created = 1_763_769_600;
-    const data = [{ id: 'jev', object: 'model' as const, created, owned_by: this.#backend.kind }];
-    if (this.#status.model) data.push({ id: this.#status.model, object: 'model' as const, created, owned_by: this.#backend.kind });
-    return { object: 'list', data };
+    return this.#front.models(this.#status.model);
   }
 
   async debug(): Promise<boolean> {
@@ -155,17 +138,11 @@ export class RemoteEngine implements EngineApi {
     throw new JevError('unprocessable', "The serving engine's memory is its own; this server holds only a tokenizer, and unloads nothing.", { param: null });
   }
 
-  /** Runs one request once the model is loaded, concurrently with others, cancellable by its call id. */
-  async #serve<T>(call: CallHandle, work: (model: TokenizerModel, signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    this.#calls.set(call.id, controller);
-    try {
-      if (this.#loading) await this.#loading;
-      const model = this.#model;
-      if (!model) throw new JevError('engine_unavailable', 'No model is loaded: the server did not start.', { param: null });
-      return await work(model, controller.signal);
-    } finally {
-      this.#calls.delete(call.id);
-    }
+  /** Runs one request once the model is loaded, concurrently with others (cancelled by the front, request-front.ts). */
+  async #serve<T>(work: (model: TokenizerModel) => Promise<T>): Promise<T> {
+    if (this.#loading) await this.#loading;
+    const model = this.#model;
+    if (!model) throw new JevError('engine_unavailable', 'No model is loaded: the server did not start.', { param: null });
+    return work(model);
   }
 }
