@@ -13,6 +13,8 @@ export const errorCodes = {
   invalid_request: 400,
   invalid_json: 400,
   unauthorized: 401,
+  /** The Node server (src/server/): a Host or Origin it does not serve (a DNS-rebinding page, another site). */
+  forbidden: 403,
   model_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
@@ -100,6 +102,7 @@ export function codeForStatus(status: number): ErrorCode {
   switch (status) {
     case 400: return 'invalid_request';
     case 401: return 'unauthorized';
+    case 403: return 'forbidden';
     case 404: return 'not_found';
     case 405: return 'method_not_allowed';
     case 413: return 'payload_too_large';

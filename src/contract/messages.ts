@@ -232,6 +232,10 @@ export const errorMessages = {
   methodNotAllowed: (method: string, allowed: readonly string[]) =>
     `The method ${method} is not allowed here; use ${allowed.join(' or ')}.`,
   unauthorized: () => 'The Authorization header is missing or does not hold the configured API key (Bearer <API_KEY>).',
+  hostNotAllowed: (host: string | null) =>
+    `This server does not answer for the host ${host === null ? '(none: no Host header)' : quoteValue(host, 200)}: it answers for localhost, the loopback addresses, the address it is bound to, and the names given with --allowed-host.`,
+  originNotAllowed: (origin: string) =>
+    `Pages from ${quoteValue(origin, 200)} may not call this server: only the origins given with --cors-origin may.`,
   modelNotFound: (model: string) => `The model ${quoteValue(model)} does not exist or is not loaded.`,
   contextLengthExceeded: (tokens: number, max: number) =>
     `The request needs ${tokens} tokens but the model's context holds ${max}.`,

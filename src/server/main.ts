@@ -4,6 +4,7 @@
  */
 import { toJevError } from '../contract/index.ts';
 import { parseServeArgs, SERVE_USAGE, UsageError } from './cli-args.ts';
+import { loadProgress } from './load-progress.ts';
 import { startServer } from './serve.ts';
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -27,8 +28,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw e;
   }
   try {
-    const server = await startServer(options);
-    console.log(`jev-local: serving ${options.model} from ${options.backend} at ${options.backendUrl} on ${server.url}`);
+    const server = await startServer(options, { onProgress: loadProgress() });
+    const status = await server.engine.status();
+    const from = options.backend
+      ? `from ${options.backend} at ${options.backendUrl}`
+      : `in-process (onnxruntime-node ${status.device ?? 'cpu'}, ${status.dtype ?? options.dtype})`;
+    console.log(`jev-local: serving ${options.model} ${from} on ${server.url}`);
     const stop = () => void server.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -97,7 +97,7 @@ class NodeRequest implements HttpRequest {
 }
 
 /** A JSON answer as one write, with its length (what `Response.json` would hold: the body's JSON, `application/json`). */
-function writeJson(reply: JsonReply, res: ServerResponse): void {
+export function writeJson(reply: JsonReply, res: ServerResponse): void {
   const text = JSON.stringify(reply.body);
   if (text === undefined) throw new TypeError('Value is not JSON serializable');
   const headers: Record<string, string | number> = {};

@@ -1,12 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLocalClient } from '../client/local-client.ts';
+import { clientForEngine } from '../client/client-for-engine.ts';
 import type { JevClient } from '../facade/jev-client.ts';
 import { createHttpHandler } from '../http/http-handler.ts';
+import type { EngineApi, LoadEvent } from '../protocol/engine-api.ts';
 import type { ServingBackend } from './backend.ts';
-import type { ServeOptions } from './cli-args.ts';
-import { nodeHandler } from './node-adapter.ts';
+import type { BackendKind, ServeOptions } from './cli-args.ts';
+import { capConnections, CONNECTION_DEFAULTS, serverOptions, type ConnectionLimits } from './connection-limits.ts';
+import { embeddedEngine } from './embedded-engine.ts';
+import { modelLocation } from './model-location.ts';
+import { nodeHandler, writeJson } from './node-adapter.ts';
 import { RemoteEngine, type RemoteEngineOptions } from './remote-engine.ts';
+import { isLoopback, isPreflight, RequestGuard } from './request-guard.ts';
 import { SglangBackend } from './sglang-backend.ts';
 import { VllmBackend } from './vllm-backend.ts';
 
@@ -15,7 +20,12 @@ export interface RunningServer {
   url: string;
   port: number;
   client: JevClient;
-  backend: ServingBackend;
+  /** The serving engine behind a relay; null for the engine in-process. */
+  backend: ServingBackend | null;
+  /** The engine the client stands over (RemoteEngine, or the page's Engine in-process). */
+  engine: EngineApi;
+  /** Connections closed by the cap so far (connection-limits.ts). */
+  evictedConnections(): number;
   close(): Promise<void>;
 }
 
@@ -23,10 +33,21 @@ export interface ServeDeps {
   /** The fetch the backend is reached with (tests). */
   fetch?: typeof fetch;
   loadModel?: RemoteEngineOptions['loadModel'];
+  /** The connection timeouts (tests shorten them); `maxConnections` comes from the options. */
+  connections?: Partial<Omit<ConnectionLimits, 'maxConnections'>>;
+  /** Load progress (default: lines on stderr, load-progress.ts, from main). */
+  onProgress?: (event: LoadEvent) => void;
+  /** Warnings at start (default: console.error). */
+  warn?: (message: string) => void;
+  /** The embedded engine's prefix cache budget (tests). */
+  prefixCacheBytes?: number;
 }
 
 /** The backend `options.backend` names. */
-export function createBackend(options: Pick<ServeOptions, 'backend' | 'backendUrl' | 'timeoutMs' | 'backendModel'>, deps: ServeDeps = {}): ServingBackend {
+export function createBackend(
+  options: { backend: BackendKind; backendUrl: string } & Pick<ServeOptions, 'timeoutMs' | 'backendModel'>,
+  deps: ServeDeps = {},
+): ServingBackend {
   const http = { url: options.backendUrl, timeoutMs: options.timeoutMs, ...(deps.fetch ? { fetch: deps.fetch } : {}) };
   switch (options.backend) {
     case 'sglang':
@@ -40,37 +61,101 @@ export function createBackend(options: Pick<ServeOptions, 'backend' | 'backendUr
   }
 }
 
+/** The warning for a server that listens beyond loopback with no key, naming the risk; null where there is none. */
+export function exposureWarning(options: Pick<ServeOptions, 'bind' | 'apiKey'>): string | null {
+  if (options.apiKey !== undefined || isLoopback(options.bind)) return null;
+  return (
+    `jev-local serve: WARNING: listening on ${options.bind} without --api-key: anyone who can reach this address ` +
+    `can run the model (every request costs this machine's CPU) and read its answers. Set --api-key, or bind 127.0.0.1.`
+  );
+}
+
 /**
- * Starts the server: the facade's client over a RemoteEngine (the same validation, limits, profile
- * resolution and errors as the page), the page's HTTP handler, node:http in front. Resolves once
- * the model's tokenizer is loaded and agrees with the backend's, and the port listens; rejects
- * (with the load's JevError) otherwise, listening on nothing.
+ * Starts the server: the facade's client over an engine — the page's Engine in this process
+ * (embedded-engine.ts), or a RemoteEngine over SGLang or vLLM — with the same validation, limits,
+ * queue and errors as the page, the page's HTTP handler, and node:http in front behind the
+ * request guard (request-guard.ts) and the connection limits (connection-limits.ts). Resolves
+ * once the model is loaded and the port listens; rejects (with the load's JevError) otherwise,
+ * listening on nothing.
  */
 export async function startServer(options: ServeOptions, deps: ServeDeps = {}): Promise<RunningServer> {
-  const backend = createBackend(options, deps);
-  const engine = new RemoteEngine({ backend, backendModel: options.backendModel, ...(deps.loadModel ? { loadModel: deps.loadModel } : {}) });
-  const http = { apiKey: options.apiKey };
-  const client = createLocalClient(engine, { model: options.model, host: options.host, device: 'auto', dtype: 'auto' }, http);
-  await client.ready;
-  const handler = createHttpHandler(client, http);
-  const server: Server = createServer();
-  const listening = new Promise<void>((resolve, reject) => {
+  const location = modelLocation(options.model, options.host);
+  let backend: ServingBackend | null = null;
+  let engine: EngineApi;
+  if (options.backend) {
+    backend = createBackend({ ...options, backend: options.backend, backendUrl: options.backendUrl ?? '' }, deps);
+    engine = new RemoteEngine({ backend, backendModel: options.backendModel, ...(deps.loadModel ? { loadModel: deps.loadModel } : {}) });
+  } else {
+    engine = await embeddedEngine({
+      model: options.model,
+      location,
+      device: options.device,
+      cacheDir: options.cacheDir,
+      ...(deps.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: deps.prefixCacheBytes }),
+    });
+  }
+  // The relay reads a folder through its own loader (served-model.ts); the embedded engine, as in the page.
+  const host = location.kind === 'folder' ? (options.backend ? location.root : location.host) : location.host;
+  const client = clientForEngine(
+    { api: engine, wrapCallback: (fn) => fn, terminate: () => {} },
+    { model: options.model, host, device: 'auto', dtype: options.backend ? 'auto' : options.dtype },
+    deps.onProgress,
+    {},
+    { maxQueued: options.maxQueued },
+  );
+  try {
+    await client.ready;
+  } catch (e) {
+    client.terminate();
+    throw e;
+  }
+  // The key is the guard's (constant time); the handler serves behind it.
+  const handler = createHttpHandler(client, {});
+  const guard = new RequestGuard({
+    bind: options.bind,
+    allowedHosts: options.allowedHosts,
+    corsOrigins: options.corsOrigins,
+    apiKey: options.apiKey,
+    serves: (url) => handler.matches(url),
+  });
+  const limits: ConnectionLimits = { ...CONNECTION_DEFAULTS, ...deps.connections, maxConnections: options.maxConnections };
+  const server: Server = createServer(serverOptions(limits));
+  const cap = capConnections(server, limits.maxConnections);
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.bind, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  await listening;
   const port = (server.address() as AddressInfo).port;
-  const host = options.bind.includes(':') ? `[${options.bind}]` : options.bind;
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  server.on('request', nodeHandler((request) => handler.respond(request), url));
+  const bound = options.bind.includes(':') && !options.bind.startsWith('[') ? `[${options.bind}]` : options.bind;
+  const url = `http://${bound === '0.0.0.0' ? '127.0.0.1' : bound === '[::]' ? '[::1]' : bound}:${port}`;
+  const serve = nodeHandler((request) => handler.respond(request), url);
+  server.on('request', (req, res) => {
+    const verdict = guard.check(req);
+    for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
+    if (verdict.reply) {
+      // Refused before any work: the body, if any, is not read; the connection closes after the answer.
+      res.setHeader('connection', 'close');
+      writeJson(verdict.reply, res);
+      return;
+    }
+    if (isPreflight(verdict)) {
+      res.writeHead(204, { 'content-length': '0' }).end();
+      return;
+    }
+    serve(req, res);
+  });
+  const warning = exposureWarning(options);
+  if (warning) (deps.warn ?? console.error)(warning);
   return {
     url,
     port,
     client,
     backend,
+    engine,
+    evictedConnections: cap.evicted,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

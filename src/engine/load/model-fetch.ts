@@ -1,6 +1,7 @@
 import type { IntegrityCache } from './storage/integrity-cache.ts';
 import { currentHandoff, ModelHandoff } from './model-handoff.ts';
 import { oneBufferBody } from './one-buffer-body.ts';
+import { OneBufferResponse } from './one-buffer-response.ts';
 import { releaseBuffer, releaseView } from './release-buffer.ts';
 import { resumeFetch } from './storage/resume-fetch.ts';
 
@@ -71,7 +72,7 @@ export function modelFetch(network: Fetch, cache: IntegrityCache | null, handoff
     const body = oneBufferBody(response.body, announced, onEnd, cache ? { prefix, ...(onBreak ? { onBreak } : {}) } : undefined);
     // Copied into the body's buffer: the kept part read back from the cache goes now, not at the next collection.
     if (prefix) releaseView(prefix);
-    if (!handoff) return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    if (!handoff) return new OneBufferResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     const reader = body.getReader();
     const handed = new ReadableStream<Uint8Array>(
       {

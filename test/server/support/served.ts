@@ -3,7 +3,9 @@
  * model: the loopback's engine is also the in-process reference the server's answers are held to.
  */
 import type { BackendKind, ServeOptions } from '../../../src/server/cli-args.ts';
+import type { ServingBackend } from '../../../src/server/backend.ts';
 import { startServer, type RunningServer } from '../../../src/server/serve.ts';
+import { SERVE_DEFAULTS } from '../../../src/server/cli-args.ts';
 import { GENERATED } from '../../support/models.ts';
 import { loopbackModel, type LoopbackModel } from './loopback-model.ts';
 import { sglangLoopback, type EngineLoopback } from './sglang-loopback.ts';
@@ -11,7 +13,8 @@ import { vllmLoopback } from './vllm-loopback.ts';
 
 export interface Served {
   loopback: EngineLoopback;
-  server: RunningServer;
+  /** A relay: its backend is always there. */
+  server: RunningServer & { backend: ServingBackend };
   model: LoopbackModel;
   close(): Promise<void>;
 }
@@ -30,13 +33,43 @@ export async function startLoopback(kind: BackendKind, model: LoopbackModel): Pr
 }
 
 export function serveOptions(kind: BackendKind, url: string, model: string, extra: Partial<ServeOptions> = {}): ServeOptions {
-  return { backend: kind, backendUrl: url, model, host: GENERATED, backendModel: model, port: 0, bind: '127.0.0.1', apiKey: undefined, timeoutMs: 10_000, ...extra };
+  return {
+    ...embeddedOptions(model),
+    backend: kind,
+    backendUrl: url,
+    host: GENERATED,
+    timeoutMs: 10_000,
+    ...extra,
+  };
+}
+
+/** The options of a server with the engine in-process, on `model` from `host` (default: the generated models' folder), on an ephemeral port. */
+export function embeddedOptions(model: string, extra: Partial<ServeOptions> = {}): ServeOptions {
+  return {
+    backend: null,
+    backendUrl: null,
+    model,
+    host: GENERATED,
+    backendModel: model,
+    port: 0,
+    bind: '127.0.0.1',
+    apiKey: undefined,
+    timeoutMs: SERVE_DEFAULTS.timeoutMs,
+    device: 'cpu',
+    dtype: 'fp32',
+    cacheDir: '/nonexistent/jev-local-cache',
+    allowedHosts: [],
+    corsOrigins: [],
+    maxConnections: SERVE_DEFAULTS.maxConnections,
+    maxQueued: SERVE_DEFAULTS.maxQueued,
+    ...extra,
+  };
 }
 
 export async function served(kind: BackendKind, id: string, extra: Partial<ServeOptions> = {}): Promise<Served> {
   const model = await sharedModel(id);
   const loopback = await startLoopback(kind, model);
-  const server = await startServer(serveOptions(kind, loopback.url, id, extra));
+  const server = (await startServer(serveOptions(kind, loopback.url, id, extra))) as Served['server'];
   return {
     loopback,
     server,

@@ -10,6 +10,7 @@
  * whose body can no longer be read (evicted under it) counts as damaged, and is fetched again.
  */
 import { bufferBody, VIEW_BYTES } from '../one-buffer-body.ts';
+import { OneBufferResponse } from '../one-buffer-response.ts';
 import { PartialDownloads } from './partial-downloads.ts';
 import { releaseBuffer } from '../release-buffer.ts';
 import { storageRoom } from './storage-room.ts';
@@ -78,7 +79,7 @@ export class IntegrityCache {
   async match(key: string): Promise<Response | undefined> {
     const hit = await this.read(key);
     // Handed out as views over its buffer, released once read (one-buffer-body.ts): no second copy, no garbage.
-    return hit && new Response(bufferBody(hit.bytes), { status: 200, headers: hit.headers });
+    return hit && new OneBufferResponse(bufferBody(hit.bytes), { status: 200, headers: hit.headers });
   }
 
   /**
