@@ -1,6 +1,7 @@
 import type { AdmissionOptions } from '../facade/admission.ts';
 import { engineClient, type EngineBinding } from '../facade/engine-client.ts';
 import type { JevClient } from '../facade/jev-client.ts';
+import type { DecisionPolicy } from '../facade/openai-decisions.ts';
 import type { LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import { fetchFunction } from '../http/fetch-function.ts';
 import { createHttpHandler, type HttpOptions } from '../http/http-handler.ts';
@@ -16,6 +17,7 @@ export function clientForEngine(
   onProgress?: (event: LoadEvent) => void,
   http: HttpOptions = {},
   limits: AdmissionOptions = {},
+  policy: DecisionPolicy = {},
 ): JevClient {
-  return engineClient(binding, initial, (surface) => fetchFunction(createHttpHandler(surface, http)), onProgress, limits);
+  return engineClient(binding, initial, (surface) => fetchFunction(createHttpHandler(surface, http)), onProgress, limits, policy);
 }

@@ -8,6 +8,7 @@ import type { HangWatchdogOptions } from '../facade/hang-watchdog.ts';
 import type { JevClient } from '../facade/jev-client.ts';
 import { DEFAULT_HOST, DEFAULT_MODEL } from '../facade/defaults.ts';
 import { createRemoteClient } from '../facade/remote-client.ts';
+import { checkDecisionPolicy } from '../facade/openai-decisions.ts';
 import { clientForEngine } from './client-for-engine.ts';
 import type { EngineBinding } from '../facade/engine-client.ts';
 import { SharedEngine } from '../facade/sharing/shared-engine.ts';
@@ -71,6 +72,13 @@ export interface ClientOptions {
    * keeps the build its first load chose.
    */
   ortBuild?: 'jspi' | 'asyncify' | 'auto';
+  /**
+   * The label-mass floor (0..1; default 0: never) below which a question of OpenAI's Decisions
+   * shape (`client.decisions.createOpenAI`, `POST /v1/decisions`) answers `{ type: "refusal" }`:
+   * the model put too little of its probability on the question's labels for the answer to mean
+   * anything (docs/decisions.md). A calibration profile's `refuse_below_label_mass` overrides it.
+   */
+  refuseBelowLabelMass?: number;
 }
 
 /**
@@ -79,7 +87,8 @@ export interface ClientOptions {
  * that load the same model share one engine, hosted by one of them (docs/sharing.md).
  */
 export function createClient(options: ClientOptions = {}): JevClient {
-  if (options.baseURL) return createRemoteClient({ baseURL: options.baseURL, apiKey: options.apiKey });
+  const policy = checkDecisionPolicy({ refuseBelowLabelMass: options.refuseBelowLabelMass });
+  if (options.baseURL) return createRemoteClient({ baseURL: options.baseURL, apiKey: options.apiKey, ...policy });
   installErrorTransfer();
   const own = () => workerBinding(options);
   const canShare = typeof navigator !== 'undefined' && !!navigator.locks && typeof BroadcastChannel === 'function';
@@ -106,6 +115,7 @@ export function createClient(options: ClientOptions = {}): JevClient {
     options.onProgress,
     { apiKey: options.apiKey, basePath: options.basePath },
     { maxQueued: options.limits?.maxQueued },
+    policy,
   );
 }
 

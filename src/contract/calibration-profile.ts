@@ -15,6 +15,7 @@ import './zod-config.ts';
 import { z } from 'zod';
 import { canonical } from './canonical.ts';
 import type { Question } from './question.ts';
+import { labelMassFloorSchema } from './refusal.ts';
 
 export const questionFitSchema = z.discriminatedUnion('method', [
   z.object({ method: z.literal('identity') }),
@@ -61,6 +62,12 @@ export const calibrationProfileSchema = z.object({
   created: z.string(),
   /** Question fingerprint (questionFingerprint) → what was learned about it. */
   questions: z.record(z.string(), questionProfileSchema),
+  /**
+   * Optional: the label-mass floor below which a question asked with this profile is answered with
+   * a refusal in OpenAI's and the AI SDK's shapes (refusal.ts); it overrides the client's
+   * `refuseBelowLabelMass`. The Jev shape keeps its answers.
+   */
+  refuse_below_label_mass: labelMassFloorSchema.optional(),
 });
 export type CalibrationProfile = z.infer<typeof calibrationProfileSchema>;
 

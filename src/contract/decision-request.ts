@@ -15,6 +15,8 @@
  * - `include`: optional list of extra answer fields; our extension. `"answer_mass"`: the share of
  *   the model's next-token probability that fell on the allowed answers. `"prompt"`: the prompt
  *   text the model read for the question and the token ids of each answer's label.
+ *   `"usage_details"`: `usage.input_tokens_details` (`cached_tokens`, `cache_write_tokens`: the
+ *   prefix cache's reuse and what the request added to it; OpenAI's Decisions shape reads them).
  * - Unknown top-level fields are ignored, except that a body with `messages` and no
  *   `questions` is a chat completion request sent to the wrong endpoint, and is told so.
  */
@@ -44,7 +46,7 @@ export type DecisionRequest = {
 };
 
 export type ProfileRef = string | CalibrationProfile;
-export const includeValues = ['answer_mass', 'prompt'] as const;
+export const includeValues = ['answer_mass', 'prompt', 'usage_details'] as const;
 export type Include = (typeof includeValues)[number];
 
 /** The only model id of the decision endpoint. */

@@ -53,7 +53,13 @@ export type ScoreAnswer = {
   prompt?: AnswerPrompt | undefined;
 };
 export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
-export type Usage = { input_tokens: number; output_tokens: number; cost: number };
+/**
+ * `input_tokens_details` only with `include: ["usage_details"]` (our extension): `cached_tokens`,
+ * the input tokens read from the prefix cache instead of fed; `cache_write_tokens`, the tokens this
+ * request added to it (0 where there is no cache, on q8, or on a server: docs/prefix-cache.md).
+ */
+export type UsageDetails = { cached_tokens: number; cache_write_tokens: number };
+export type Usage = { input_tokens: number; output_tokens: number; cost: number; input_tokens_details?: UsageDetails | undefined };
 export type DecisionResponse = { id: string; model: string; provider: string; answers: Record<string, Answer>; usage: Usage };
 
 /** How far from 1 a probability map's sum may be ("sums to roughly 1"). */
@@ -117,6 +123,7 @@ export const usageSchema = z.object({
   input_tokens: z.int().min(0),
   output_tokens: z.int().min(0),
   cost: z.number().min(0),
+  input_tokens_details: z.object({ cached_tokens: z.int().min(0), cache_write_tokens: z.int().min(0) }).optional(),
 });
 
 export const decisionResponseSchema = z.object({

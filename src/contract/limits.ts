@@ -6,6 +6,8 @@
 export const limits = {
   /** Questions in one decision request. */
   maxQuestions: 256,
+  /** Questions in one request of OpenAI's Decisions shape (`POST /v1/decisions`): OpenAI's own limit, served in requests of `maxQuestions`. */
+  maxOpenAIDecisionQuestions: 400,
   /** Options of one `choice` question (the Jev service allows 2–255). */
   maxOptions: 255,
   /** Fewest options of one `choice` question. */

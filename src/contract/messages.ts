@@ -164,6 +164,7 @@ export const validationMessages = {
   schemaDefsNotAtRoot: (param: string, keyword: string) =>
     `'${param}': ${quoteValue(keyword)} is read only at the schema's root; move these definitions there.`,
   schemaCompile: (param: string, why: string) => `'${param}' could not be compiled into a grammar: ${why}.`,
+  schemaTooComplex: (param: string, why: string) => `'${param}' is too complex to compile into a grammar: ${why}. Simplify that part of the schema (fewer alternatives, smaller bounds) and send the request again.`,
 
   // tools and tool_choice.
   toolNameTaken: (param: string, name: string) => `'${param}': a tool named ${quoteValue(name)} is already given; tool names must be unique.`,
@@ -173,6 +174,13 @@ export const validationMessages = {
   nameFormat: (param: string, got: string) =>
     `'${param}' must be 1 to 64 characters of a-z, A-Z, 0-9, "_" and "-", got ${quoteValue(got)}.`,
   toolCallsContent: (param: string) => `'${param}' must be null, absent or a string when the message carries tool_calls.`,
+
+  // OpenAI's Decisions shape (POST /v1/decisions).
+  imagePartUnsupported: (param: string) =>
+    `'${param}' is an input_image part: the loaded model reads text only. Describe the image in an input_text part instead.`,
+  duplicateInList: (param: string, what: string, first: string) => `'${param}' repeats ${what} of '${first}'; each must be unique.`,
+  unknownCallId: (param: string, callId: string) =>
+    `'${param}' is ${quoteValue(callId)}, but no earlier function_call or custom_tool_call in 'input' has that call_id.`,
 } as const;
 
 /**

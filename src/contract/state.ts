@@ -79,6 +79,34 @@ function sortedCopy(v: unknown, depth: number, path: PathSegment[]): unknown {
   return out;
 }
 
+type Ctx = Parameters<Parameters<z.ZodType['superRefine']>[0]>[1];
+
+/** A JSON object or array as the state renders it (keys sorted, 2-space indentation); null after reporting its problem to `ctx`. */
+function jsonText(raw: unknown[] | Record<string, unknown>, ctx: Ctx): string | null {
+  try {
+    return JSON.stringify(sortedCopy(raw, 1, []), null, 2);
+  } catch (e) {
+    if (!(e instanceof StateProblem)) throw e;
+    const { problem } = e;
+    if (problem.kind === 'stateTooDeep') addIssue(ctx, problem.kind, problem.args, { path: problem.path });
+    else addIssue(ctx, problem.kind, problem.args, { path: problem.path });
+    return null;
+  }
+}
+
+/**
+ * A JSON object or array rendered as the state renders one (an empty one too: `{}`, `[]`), with
+ * the same limits and problems named where they sit: OpenAI's `input_json` parts
+ * (openai-decision-input.ts), through the decision's one renderer.
+ */
+export const jsonDataTextSchema = z.custom<unknown[] | Record<string, unknown>>().transform((raw: unknown, ctx): string => {
+  if (!Array.isArray(raw) && !isPlainObject(raw)) {
+    addIssue(ctx, 'wrongType', ['a JSON object or array', raw]);
+    return z.NEVER;
+  }
+  return jsonText(raw, ctx) ?? z.NEVER;
+});
+
 export const stateSchema = z.custom<StateInput>().transform((raw: unknown, ctx): string => {
   let text: string;
   if (typeof raw === 'string') {
@@ -86,15 +114,9 @@ export const stateSchema = z.custom<StateInput>().transform((raw: unknown, ctx):
   } else if (Array.isArray(raw) && raw.every(isTextPart)) {
     text = raw.map((part) => part.text).join('\n');
   } else if (Array.isArray(raw) || isPlainObject(raw)) {
-    try {
-      text = JSON.stringify(sortedCopy(raw, 1, []), null, 2);
-    } catch (e) {
-      if (!(e instanceof StateProblem)) throw e;
-      const { problem } = e;
-      if (problem.kind === 'stateTooDeep') addIssue(ctx, problem.kind, problem.args, { path: problem.path });
-      else addIssue(ctx, problem.kind, problem.args, { path: problem.path });
-      return z.NEVER;
-    }
+    const json = jsonText(raw, ctx);
+    if (json === null) return z.NEVER;
+    text = json;
     if (Array.isArray(raw) ? raw.length === 0 : Object.keys(raw).length === 0) text = '';
   } else {
     if (raw === undefined) addIssue(ctx, 'required', []);

@@ -1,7 +1,8 @@
-import { checkBodyBounds, type ChatCompletion, type ChatCompletionChunk } from '../contract/index.ts';
+import { checkBodyBounds, withDecisionEndpoints, type ChatCompletion, type ChatCompletionChunk } from '../contract/index.ts';
 import type { CallHandle, DebugAction, EngineApi, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
 import { Admission, type AdmissionOptions } from './admission.ts';
 import { newCallId } from './call-id.ts';
+import { checkDecisionPolicy, openAIDecisions, type DecisionPolicy } from './openai-decisions.ts';
 import { ProfileStore } from './profile-store.ts';
 import type { CallOptions, ClientSurface, JevClient } from './jev-client.ts';
 
@@ -26,8 +27,10 @@ export function engineClient(
   serveFetch: (surface: ClientSurface) => typeof fetch,
   onProgress?: (event: LoadEvent) => void,
   limits: AdmissionOptions = {},
+  policy: DecisionPolicy = {},
 ): JevClient {
   const { api } = binding;
+  checkDecisionPolicy(policy);
   const admission = new Admission(limits);
   const profiles = new ProfileStore();
   let current = initial;
@@ -135,17 +138,25 @@ export function engineClient(
     });
   }
 
+  // Every decision enters here (the methods, client.fetch, the service worker): profile ids resolve here.
+  const decide = async (request: unknown, options?: CallOptions) => {
+    checkBodyBounds(request);
+    const body = profiles.resolve(request);
+    return call(options, (h) => api.decide(body, h));
+  };
+  const listModels = async () => withDecisionEndpoints(await api.models());
   const surface: ClientSurface = {
-    // Every decision enters here (the methods, client.fetch, the service worker): profile ids resolve here.
     decisions: {
-      create: async (request, options) => {
-        checkBodyBounds(request);
-        const body = profiles.resolve(request);
-        return call(options, (h) => api.decide(body, h));
-      },
+      create: decide,
+      createOpenAI: openAIDecisions({
+        create: decide,
+        profile: (id) => profiles.get(id),
+        modelIds: async () => (await listModels()).data.map((m) => m.id),
+        policy,
+      }),
     },
     chat: { completions: { create: create as JevClient['chat']['completions']['create'] } },
-    models: { list: () => api.models() },
+    models: { list: listModels },
   };
   return {
     ...surface,

@@ -1,4 +1,4 @@
-import type { CalibrationProfile, ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
+import type { CalibrationProfile, ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList, OpenAIDecision } from '../contract/index.ts';
 import type { EngineStatus, LoadEvent, LoadOptions, UnloadReport } from '../protocol/engine-api.ts';
 
 /**
@@ -57,7 +57,14 @@ export interface CallOptions {
  */
 export interface JevClient {
   decisions: {
+    /** TypeSafe's Jev shape (`POST /inference/jev/api/alpha/decisions`). */
     create(request: unknown, options?: CallOptions): Promise<DecisionResponse>;
+    /**
+     * OpenAI's Decisions shape (`POST /v1/decisions`, `openai.decisions.create`), served by `create`:
+     * the same engine path and numbers; a question whose label mass is below the client's
+     * `refuseBelowLabelMass` (or its profile's) answers `{ type: "refusal" }` (docs/decisions.md).
+     */
+    createOpenAI(request: unknown, options?: CallOptions): Promise<OpenAIDecision>;
   };
   chat: {
     completions: {

@@ -3,6 +3,7 @@ import { checkBodyBounds, JevError, type ChatCompletion, type ChatCompletionChun
 import { idleStatus, type EngineStatus } from '../protocol/engine-api.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
 import { ProfileStore } from './profile-store.ts';
+import { checkDecisionPolicy, openAIDecisions } from './openai-decisions.ts';
 
 export interface RemoteClientOptions {
   /** The server's `{base_url}`: decisions at `{baseURL}/inference/jev/api/alpha/decisions`, chat at `{baseURL}/v1/…`. */
@@ -10,6 +11,8 @@ export interface RemoteClientOptions {
   apiKey?: string | undefined;
   /** The fetch to use (defaults to the global one). */
   fetch?: typeof fetch | undefined;
+  /** As `createClient`'s: OpenAI-shape refusals are decided here, from the server's Jev answers. */
+  refuseBelowLabelMass?: number | undefined;
 }
 
 /**
@@ -66,10 +69,16 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
   // A server's model and cache are its own: nothing of them is visible from here.
   const status = async (): Promise<EngineStatus> => ({ ...idleStatus(), state: 'ready' });
 
+  const decide = async (request: unknown, opts?: CallOptions) =>
+    (await send('/inference/jev/api/alpha/decisions', profiles.resolve(request), opts)).json() as Promise<DecisionResponse>;
+  const listModels = async () => (await send('/v1/models', undefined)).json() as Promise<ModelList>;
+  const policy = checkDecisionPolicy({ refuseBelowLabelMass: options.refuseBelowLabelMass });
+
   return {
     decisions: {
-      create: async (request, opts) =>
-        (await send('/inference/jev/api/alpha/decisions', profiles.resolve(request), opts)).json() as Promise<DecisionResponse>,
+      create: decide,
+      // Served by the server's Jev path, as this client's Jev calls are: the same answers, one shape apart.
+      createOpenAI: openAIDecisions({ create: decide, profile: (id) => profiles.get(id), modelIds: async () => (await listModels()).data.map((m) => m.id), policy }),
     },
     chat: {
       completions: {
@@ -80,7 +89,7 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
         }) as JevClient['chat']['completions']['create'],
       },
     },
-    models: { list: async () => (await send('/v1/models', undefined)).json() as Promise<ModelList> },
+    models: { list: listModels },
     calibration: profiles.view(),
     fetch: remoteFetch,
     ready: status(),

@@ -23,6 +23,12 @@ async function decision({ request, client }: RouteContext): Promise<JsonReply> {
   return new JsonReply(await client.decisions.create(body, { signal: request.signal }));
 }
 
+/** OpenAI's Decisions shape (`openai.decisions.create`): the client's `decisions.createOpenAI`, the same engine path as `decision`. */
+async function openAIDecision({ request, client }: RouteContext): Promise<JsonReply> {
+  const body = await readJsonBody(request);
+  return new JsonReply(await client.decisions.createOpenAI(body, { signal: request.signal }));
+}
+
 async function chatCompletion({ request, client }: RouteContext): Promise<Response | JsonReply> {
   const body = await readJsonBody(request);
   const controller = new AbortController();
@@ -39,10 +45,14 @@ async function models({ client }: RouteContext): Promise<JsonReply> {
   return new JsonReply(await client.models.list());
 }
 
-/** The paths of CONTRACT §3. `/v1/systemone` is TypeSafe's own Jev path, answered as the decision path. */
+/**
+ * The paths of CONTRACT §3. `/v1/systemone` is TypeSafe's own Jev path, answered as the decision path;
+ * `/v1/decisions` is OpenAI's Decisions shape over the same engine path (docs/decisions.md).
+ */
 export const routes: readonly Route[] = [
   { method: 'POST', path: '/inference/jev/api/alpha/decisions', handle: decision },
   { method: 'POST', path: '/v1/systemone', handle: decision },
+  { method: 'POST', path: '/v1/decisions', handle: openAIDecision },
   { method: 'POST', path: '/v1/chat/completions', handle: chatCompletion },
   { method: 'GET', path: '/v1/models', handle: models },
 ];

@@ -30,6 +30,7 @@ export async function decide(scorer: StateScorer, request: DecisionRequest, opti
   const profiles = planCalibration(request, scorer.version);
   const withMass = request.include.includes('answer_mass');
   const withPrompt = request.include.includes('prompt');
+  const withUsageDetails = request.include.includes('usage_details');
   const scored = await scorer.scoreState(request.state, keys.map((k) => request.questions[k]!), options.signal, 'state');
   const priors = request.calibrate ? await labelPriors(scorer, keys.map((k) => request.questions[k]!), options) : null;
 
@@ -54,6 +55,7 @@ export async function decide(scorer: StateScorer, request: DecisionRequest, opti
       input_tokens: scored.stateTokens + scored.questions.reduce((n, q) => n + q.plan.promptIds.length, 0),
       output_tokens: scored.questions.reduce((n, q) => n + q.score.answerTokens, 0),
       cost: 0,
+      ...(withUsageDetails ? { input_tokens_details: { cached_tokens: scored.cachedTokens ?? 0, cache_write_tokens: scored.cacheWriteTokens ?? 0 } } : {}),
     },
   };
 }

@@ -45,12 +45,15 @@ export async function scoreState(
     const whole = await continueFrom(prefixes, lm, start, ids.slice(0, start.reused), ids.slice(start.reused));
     const rootLogProbs = LanguageModel.logProbsAt(whole.logits, -1);
     whole.logits.dispose();
+    let score: QuestionScore;
     try {
-      const score = await scoreQuestion(lm, whole.cache, rootLogProbs, { ...plan, promptIds: [] }, signal);
-      return { stateTokens: prefixIds.length, questions: [{ plan, score }] };
-    } finally {
+      score = await scoreQuestion(lm, whole.cache, rootLogProbs, { ...plan, promptIds: [] }, signal);
+    } catch (e) {
       keepCache(prefixes, ids, whole.cache);
+      throw e;
     }
+    const written = keepCache(prefixes, ids, whole.cache) ? ids.length - start.reused : 0;
+    return { stateTokens: prefixIds.length, cachedTokens: start.reused, cacheWriteTokens: written, questions: [{ plan, score }] };
   }
   // The state's own next-token distribution is read only by a question whose labels follow the
   // state directly (no prompt tokens of its own): then a state held whole must still feed a token.
@@ -64,16 +67,18 @@ export async function scoreState(
     if (rootNeeded) prefixLogProbs = LanguageModel.logProbsAt(pass.logits, -1);
     pass.logits.dispose();
   }
+  const out: { plan: QuestionPlan; score: QuestionScore }[] = [];
   try {
-    const out: { plan: QuestionPlan; score: QuestionScore }[] = [];
     for (const plan of plans) {
       signal?.throwIfAborted();
       out.push({ plan, score: await scoreQuestion(lm, prefixCache, prefixLogProbs, plan, signal) });
     }
-    return { stateTokens: prefixIds.length, questions: out };
-  } finally {
+  } catch (e) {
     keepCache(prefixes, prefixIds, prefixCache);
+    throw e;
   }
+  const written = keepCache(prefixes, prefixIds, prefixCache) ? prefixIds.length - start.reused : 0;
+  return { stateTokens: prefixIds.length, cachedTokens: start.reused, cacheWriteTokens: written, questions: out };
 }
 
 /** One question's passes: its prompt after the state's cache (the root distribution), then one pass per label row. */

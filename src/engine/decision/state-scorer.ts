@@ -7,6 +7,10 @@ import type { QuestionScore } from './question-score.ts';
 export interface ScoredState {
   /** The state tokens shared by the questions (counted once in usage.input_tokens). */
   stateTokens: number;
+  /** Input tokens read from the prefix cache instead of fed (0 where a scorer has no cache). */
+  cachedTokens?: number;
+  /** Tokens this request added to the prefix cache (a new entry's tokens past those it reused). */
+  cacheWriteTokens?: number;
   questions: { plan: QuestionPlan; score: QuestionScore }[];
 }
 

@@ -127,13 +127,17 @@ export class PrefixCache {
     return null;
   }
 
-  /** Stores `cache`, whose tokens are `ids`; the tree owns it from now on (it may dispose it at once). */
-  put(ids: readonly number[], cache: KvCache): void {
+  /**
+   * Stores `cache`, whose tokens are `ids`; the tree owns it from now on (it may dispose it at once).
+   * True where it was stored as a new entry; false where it was too large, or held already (the
+   * same tokens, or a longer cached prompt that begins with them).
+   */
+  put(ids: readonly number[], cache: KvCache): boolean {
     if (cache.disposed) throw new Error('prefix cache: the cache was already disposed');
     if (ids.length !== cache.length) throw new Error(`prefix cache: ${ids.length} token ids for a ${cache.length}-token cache`);
     if (ids.length === 0 || cache.bytes > this.maxBytes) {
       cache.dispose();
-      return;
+      return false;
     }
     // Down the tree, splitting an edge where the sequence leaves it.
     let node = this.#root;
@@ -157,7 +161,7 @@ export class PrefixCache {
       // The same sequence again: keep one cache of it.
       existing.used = ++this.#clock;
       if (existing.cache !== cache) cache.dispose();
-      return;
+      return false;
     }
     // A longer stored sequence that begins with this one gives it back by cutting.
     const longer = nearestEntry(node);
@@ -165,7 +169,7 @@ export class PrefixCache {
       longer.used = ++this.#clock;
       cache.dispose();
       this.#prune(node);
-      return;
+      return false;
     }
     const entry: Entry = { node, ids: [...ids], cache, cuttable: isCpu(cache), used: ++this.#clock };
     node.entry = entry;
@@ -176,6 +180,7 @@ export class PrefixCache {
       for (let up = node.parent; up; up = up.parent) if (up.entry) this.#drop(up.entry);
     }
     this.#fit(entry);
+    return true;
   }
 
   /** Drops every cache. */
@@ -297,10 +302,11 @@ export function startFrom(prefixes: PrefixCache | null, lm: LanguageModel, ids: 
   return prefixes?.take(ids, limit) ?? { cache: lm.emptyCache(), reused: 0 };
 }
 
-/** Hands a cache whose tokens are `ids` to `prefixes` for later requests (or disposes it where there is none). */
-export function keepCache(prefixes: PrefixCache | null, ids: readonly number[], cache: KvCache): void {
-  if (prefixes) prefixes.put(ids, cache);
-  else cache.dispose();
+/** Hands a cache whose tokens are `ids` to `prefixes` for later requests (or disposes it where there is none); true where it was stored anew. */
+export function keepCache(prefixes: PrefixCache | null, ids: readonly number[], cache: KvCache): boolean {
+  if (prefixes) return prefixes.put(ids, cache);
+  cache.dispose();
+  return false;
 }
 
 /**
