@@ -3,7 +3,8 @@ import { ortFiles, ortUrlRewrite } from './build/ort-files.ts';
 
 /**
  * The library build: an ES module (`dist/lib/index.js`) with the engine's worker bundled beside
- * it and onnxruntime-web's files under `dist/lib/ort/`.
+ * it and onnxruntime-web's files under `dist/lib/ort/`; the AI SDK provider (`dist/lib/ai-sdk.js`,
+ * `jev-local/ai-sdk`), which imports nothing of the AI SDK at run time (its types only).
  */
 /**
  * Library mode writes the worker's URL as a root path ("/assets/…" against "" + import.meta.url),
@@ -33,7 +34,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: true,
-    lib: { entry: { index: 'src/index.ts', vite: 'build/vite-plugin.ts' }, formats: ['es'] },
+    lib: { entry: { index: 'src/index.ts', 'ai-sdk': 'src/ai-sdk/index.ts', vite: 'build/vite-plugin.ts' }, formats: ['es'] },
     rollupOptions: {
       external: [/^node:/, 'vite'],
     },
