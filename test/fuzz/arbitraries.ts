@@ -9,7 +9,8 @@
 import fc from 'fast-check';
 import { limits, type PathSegment } from '../../src/contract/index.ts';
 
-export type Endpoint = 'decisions' | 'chat';
+/** `decisions_openai`: OpenAI's Decisions shape at `/v1/decisions` (src/contract/openai-decision-request.ts). */
+export type Endpoint = 'decisions' | 'decisions_openai' | 'chat';
 type Json = unknown;
 
 const word = fc.stringMatching(/^[A-Za-z][a-z]{0,9}$/);
@@ -46,6 +47,54 @@ export const validDecision: fc.Arbitrary<Record<string, Json>> = fc.record(
     calibrate: fc.boolean(),
   },
   { requiredKeys: ['model', 'state', 'questions'] },
+);
+
+const oaInstructions = fc.oneof(sentence, fc.array(sentence.map((text) => ({ type: 'input_text', text })), { minLength: 1, maxLength: 2 }));
+const oaPredicate = fc.record({ type: fc.constant('predicate'), instructions: oaInstructions, name: key }, { requiredKeys: ['type', 'instructions'] });
+const oaChoice = fc.record(
+  {
+    type: fc.constant('choice'),
+    instructions: oaInstructions,
+    name: key,
+    choices: fc
+      .uniqueArray(fc.oneof(word, fc.boolean(), fc.constantFrom('true', 'false')), { minLength: limits.minOptions, maxLength: 4, selector: (v) => `${typeof v}:${String(v)}` })
+      .chain((values) => fc.tuple(...values.map((value) => fc.record({ value: fc.constant(value), description: sentence }, { requiredKeys: ['value'] })))),
+  },
+  { requiredKeys: ['type', 'instructions', 'choices'] },
+);
+const oaScore = fc.record(
+  {
+    type: fc.constant('score'),
+    instructions: oaInstructions,
+    name: key,
+    levels: fc.uniqueArray(word, { minLength: limits.minGrades, maxLength: 5 }).chain((labels) => fc.tuple(...labels.map((label) => fc.record({ label: fc.constant(label), description: sentence }, { requiredKeys: ['label'] })))),
+  },
+  { requiredKeys: ['type', 'instructions', 'levels'] },
+);
+const oaMessage = fc.record({
+  role: fc.constantFrom('system', 'user', 'developer', 'assistant'),
+  content: sentence,
+});
+const oaInput = fc.oneof(
+  sentence,
+  fc.tuple(fc.array(oaMessage, { maxLength: 2 }), sentence, key, fc.dictionary(key, fc.oneof(sentence, fc.integer()), { maxKeys: 3 }), sentence).map(([messages, text, name, data, output]) => [
+    ...messages,
+    { role: 'user', content: [{ type: 'input_text', text }, { type: 'input_json', data }] },
+    { type: 'function_call', call_id: 'call_1', name, arguments: JSON.stringify(data) },
+    { type: 'function_call_output', call_id: 'call_1', output },
+  ]),
+);
+
+/** A valid request of OpenAI's Decisions shape: 1–4 questions of every type (names made unique), a string or a transcript with a function call. */
+export const validOpenAIDecision: fc.Arbitrary<Record<string, Json>> = fc.record(
+  {
+    model: fc.constant('jev'),
+    input: oaInput,
+    questions: fc.array(fc.oneof(oaPredicate, oaChoice, oaScore), { minLength: 1, maxLength: 4 }).map((qs) => qs.map((q, i) => ('name' in q ? { ...q, name: `${String(q.name)}_${i}` } : q))),
+    prompt_cache_key: key,
+    safety_identifier: key,
+  },
+  { requiredKeys: ['model', 'input', 'questions'] },
 );
 
 const message = fc.record({ role: fc.constantFrom('system', 'user', 'assistant', 'developer'), content: fc.oneof(sentence, fc.array(sentence.map((text) => ({ type: 'text', text })), { minLength: 1, maxLength: 2 })) });
@@ -162,7 +211,7 @@ export interface FuzzCase {
 
 /** A valid body of the endpoint and one mutation of it. */
 export function fuzzCase(endpoint: Endpoint): fc.Arbitrary<FuzzCase> {
-  return (endpoint === 'decisions' ? validDecision : validChat).chain((base) =>
+  return (endpoint === 'decisions' ? validDecision : endpoint === 'decisions_openai' ? validOpenAIDecision : validChat).chain((base) =>
     mutationOf(base).map((mutation) => ({ endpoint, base, mutation })),
   );
 }
