@@ -20,6 +20,7 @@ import { applyRuntimeConfig, configuredOrtBuild } from '../../../src/engine/load
 import { ModelHandoff } from '../../../src/engine/load/model-handoff.ts';
 import { ortBuildOfPath } from '../../../src/engine/runtime/ort-build.ts';
 import { decodeSteps as splitSteps } from '../../lib/step-time.ts';
+import { timeRuns } from '../../page/session-run-timer.ts';
 import { attachRewrites, rewritesOn, withSessionRewrites } from '../../../src/engine/load/session-rewrites.ts';
 import { argmax, sampleToken } from '../../../src/engine/chat/sampler.ts';
 import { median } from '../../lib/schema.ts';
@@ -50,20 +51,6 @@ export interface EngineLoadOptions {
 let lm: LanguageModel | null = null;
 /** Time inside the decoder session's run, summed (a decode step's time outside the graph is its wall time minus this). */
 let runMs = 0;
-function timeRuns(m: LanguageModel): void {
-  const sessions = (m.model as unknown as { sessions: Record<string, { run(...a: unknown[]): Promise<unknown> }> }).sessions;
-  const session = sessions['model'] ?? sessions['decoder_model_merged'];
-  if (!session) return;
-  const run = session.run.bind(session);
-  session.run = async (...args: unknown[]) => {
-    const t0 = performance.now();
-    try {
-      return await run(...args);
-    } finally {
-      runMs += performance.now() - t0;
-    }
-  };
-}
 
 /** chat.ts's greedy choice without logprobs: the sampler at temperature 0 over the last row's raw logits. */
 const GREEDY = { temperature: 0, topP: 1 };
@@ -119,7 +106,7 @@ const api = {
     const { value: model, report: rewrites } = await withSessionRewrites(InferenceSession, fromPretrained, new ModelHandoff(), rewritesOn('wasm', opts.dtype ?? 'fp32', opts.quantizeHead));
     lm = new LanguageModel(opts.model, model, tokenizer, 'wasm', opts.dtype ?? 'fp32');
     attachRewrites(lm, rewrites);
-    timeRuns(lm);
+    timeRuns(lm, (ms) => (runMs += ms));
     return {
       ortBuild: opts.ortBuild === 'plain' ? 'plain' : (ortBuildOfPath(wasm.wasmPaths) ?? configuredOrtBuild()),
       userAgent: navigator.userAgent,
