@@ -4,7 +4,7 @@
  * switches in which the families differ from plain Llama. Names are fixed: tests and the app
  * load `models/<name>/`.
  */
-import type { WeightInit } from './specs.ts';
+import type { DecoderSpec, WeightInit } from './specs.ts';
 
 export type FamilyId = 'qwen3' | 'qwen2' | 'llama3' | 'phi3' | 'gemma3';
 
@@ -26,26 +26,10 @@ export interface LongRopeScaling {
   readonly originalMaxPositionEmbeddings: number;
 }
 
-export interface FamilySpec {
-  readonly name: string;
-  /** CLI alias, e.g. 'qwen3'. */
-  readonly alias: string;
+export interface FamilySpec extends DecoderSpec {
   readonly family: FamilyId;
-  readonly seed: number;
-  readonly hiddenSize: number;
-  readonly intermediateSize: number;
-  readonly numHiddenLayers: number;
-  readonly numAttentionHeads: number;
-  readonly numKeyValueHeads: number;
-  /** May differ from hidden / heads (Qwen3, Gemma 3). */
-  readonly headDim: number;
-  readonly vocabSize: number;
-  /** config.max_position_embeddings. */
-  readonly maxPositionEmbeddings: number;
   /** Rows of the RoPE tables in the graph (positions the graph accepts). */
   readonly ropeRows: number;
-  readonly ropeTheta: number;
-  readonly rmsNormEps: number;
   readonly tieWordEmbeddings: boolean;
   /** q/k/v projections with biases (Qwen2). */
   readonly qkvBias: boolean;
@@ -64,7 +48,6 @@ export interface FamilySpec {
   /** Gemma 3: attention scale is queryPreAttnScalar^-0.5 instead of headDim^-0.5. */
   readonly queryPreAttnScalar?: number;
   readonly ropeScaling?: Llama3RopeScaling | LongRopeScaling;
-  readonly init: WeightInit;
 }
 
 const INIT: WeightInit = { embedLogitStd: 2.5, qkGain: 1.5, residualGain: 3, normNoise: 0.05 };

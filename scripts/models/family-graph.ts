@@ -56,6 +56,7 @@ import { FLOAT16_MAX } from './float16.ts';
 import { type WeightFormat, activationInit, activationType, formatLinear, isHalfFormat } from './linear-formats.ts';
 import { DataType, GraphBuilder } from './onnx-graph.ts';
 import type { RopeTables } from './rope.ts';
+import type { DecoderSpec } from './specs.ts';
 
 /** Names of the symbolic dimensions, as in the reference export. */
 export const DIMS = {
@@ -323,22 +324,39 @@ export function buildFamilyGraph(spec: FamilyGraphSpec, weights: FamilyWeights, 
 
   // ---- final norm + lm_head (tied: the embedding, read transposed)
   const normed = rmsNorm(hidden, weights.finalNorm, h, 'model.norm.weight', '/model/norm');
-  const flat = g.op('Reshape', [normed, g.constInt64([-1, h])], '/lm_head/Flatten'); // [B*S, h]
-  let flatLogits: string;
-  if (weights.lmHead) {
+  logitsTail(g, spec, ACT, normed, idxShape, (flat) => {
+    if (!weights.lmHead) return g.op('Gemm', [flat, embedName], '/lm_head/Gemm', { transB: 1 }); // [B*S, V]
     actInit('lm_head.weight.T', [h, V], weights.lmHead);
-    flatLogits = g.op('MatMul', [flat, 'lm_head.weight.T'], '/lm_head/MatMul');
-  } else {
-    flatLogits = g.op('Gemm', [flat, embedName], '/lm_head/Gemm', { transB: 1 }); // [B*S, V]
-  }
+    return g.op('MatMul', [flat, 'lm_head.weight.T'], '/lm_head/MatMul');
+  });
+  return g;
+}
+
+/**
+ * The graph's last part, the same in this decoder and the GQA export (gqa-graph.ts): the final
+ * norm's output flattened to [B·S, h], the lm_head (`head` of the flattened rows: a Gemm on the
+ * tied embedding, or a MatMul), the logits reshaped to [B, S, V] by the input ids' shape
+ * (`idxShape`), then the graph's outputs: logits and each layer's present key and value.
+ */
+export function logitsTail(
+  g: GraphBuilder,
+  spec: Pick<DecoderSpec, 'hiddenSize' | 'vocabSize' | 'numHiddenLayers' | 'numKeyValueHeads' | 'headDim'>,
+  act: DataType,
+  normed: string,
+  idxShape: string,
+  head: (flat: string) => string,
+): void {
+  const { batch, sequence, total } = DIMS;
+  const V = spec.vocabSize;
+  const flat = g.op('Reshape', [normed, g.constInt64([-1, spec.hiddenSize])], '/lm_head/Flatten'); // [B*S, h]
+  const flatLogits = head(flat);
   const logitsShape = g.op('Concat', [idxShape, g.constInt64([V])], '/lm_head/Shape', { axis: 0 });
   g.op('Reshape', [flatLogits, logitsShape], '/lm_head/Reshape', undefined, 'logits');
 
   // ---- outputs
-  g.output('logits', ACT, [batch, sequence, V]);
+  g.output('logits', act, [batch, sequence, V]);
   for (let i = 0; i < spec.numHiddenLayers; i++) {
-    g.output(`present.${i}.key`, ACT, [batch, KV, total, D]);
-    g.output(`present.${i}.value`, ACT, [batch, KV, total, D]);
+    g.output(`present.${i}.key`, act, [batch, spec.numKeyValueHeads, total, spec.headDim]);
+    g.output(`present.${i}.value`, act, [batch, spec.numKeyValueHeads, total, spec.headDim]);
   }
-  return g;
 }

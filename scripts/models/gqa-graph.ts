@@ -28,7 +28,7 @@
  * logits; SimplifiedLayerNormalization's statistics are float32 by stash_type).
  */
 import { type WeightFormat, activationInit, activationType, formatLinear } from './linear-formats.ts';
-import { DIMS } from './family-graph.ts';
+import { DIMS, logitsTail } from './family-graph.ts';
 import { DataType, GraphBuilder } from './onnx-graph.ts';
 import type { RopeTables } from './rope.ts';
 import type { ModelSpec } from './specs.ts';
@@ -168,15 +168,6 @@ export function buildGqaGraph(spec: ModelSpec, weights: LlamaWeights, rope: Rope
 
   const normed = norm(weights.finalNorm, 'model.norm.weight', '/model/layers.final_norm');
   const idxShape = g.op('Shape', [inputIds], '/lm_head/ShapeInputIds');
-  const flat = g.op('Reshape', [normed, g.constInt64([-1, h])], '/lm_head/Flatten');
-  const flatLogits = g.op('Gemm', [flat, embedName], '/lm_head/Gemm', { transB: 1 });
-  const logitsShape = g.op('Concat', [idxShape, g.constInt64([V])], '/lm_head/Shape', { axis: 0 });
-  g.op('Reshape', [flatLogits, logitsShape], '/lm_head/Reshape', undefined, 'logits');
-
-  g.output('logits', ACT, [batch, sequence, V]);
-  for (let i = 0; i < spec.numHiddenLayers; i++) {
-    g.output(`present.${i}.key`, ACT, [batch, KV, total, D]);
-    g.output(`present.${i}.value`, ACT, [batch, KV, total, D]);
-  }
+  logitsTail(g, spec, ACT, normed, idxShape, (flat) => g.op('Gemm', [flat, embedName], '/lm_head/Gemm', { transB: 1 }));
   return g;
 }

@@ -3,8 +3,11 @@
  */
 import { createHash } from 'node:crypto';
 
-/** Hyper-parameters and generation settings of one random Llama test model. */
-export interface ModelSpec {
+/**
+ * What every random test model's spec gives, the Llama ones here and the families' (families.ts
+ * `FamilySpec`): its names, its seed, the decoder's dimensions, and how its weights are scaled.
+ */
+export interface DecoderSpec {
   /** Directory name under models/ and the id passed to `from_pretrained`. */
   readonly name: string;
   /** Short alias accepted by the CLI's `--only`. */
@@ -16,12 +19,18 @@ export interface ModelSpec {
   readonly numHiddenLayers: number;
   readonly numAttentionHeads: number;
   readonly numKeyValueHeads: number;
+  /** May differ from hidden / heads (Qwen3, Gemma 3). */
   readonly headDim: number;
   readonly vocabSize: number;
+  /** config.max_position_embeddings. */
   readonly maxPositionEmbeddings: number;
   readonly ropeTheta: number;
   readonly rmsNormEps: number;
   readonly init: WeightInit;
+}
+
+/** Hyper-parameters and generation settings of one random Llama test model. */
+export interface ModelSpec extends DecoderSpec {
   /**
    * Also write the hub's other dtypes beside onnx/model.onnx: model_fp16, model_q4, model_q4f16
    * and model_quantized (q8), see write-model.ts.
