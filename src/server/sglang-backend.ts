@@ -1,6 +1,6 @@
-import { idsBody, itemLength, itemToken, type PromptLogProbItem, type ServingBackend } from './backend.ts';
-import { BackendHttp, JsonText, type BackendHttpOptions } from './backend-http.ts';
-import { postTokenize } from './backend-tokenize.ts';
+import { idsBody, itemLength, itemToken, type PromptLogProbItem } from './backend.ts';
+import { JsonText, type BackendHttpOptions } from './backend-http.ts';
+import { HttpServingBackend } from './http-serving-backend.ts';
 
 /**
  * SGLang (docs/scale-out.md, "SGLang"). One decision is ONE `POST /generate` whose `input_ids` is
@@ -16,20 +16,9 @@ import { postTokenize } from './backend-tokenize.ts';
  * radix cache (with the cache-aware `--schedule-policy lpm`, whose in-batch prefix caching
  * schedules one and lets the rest reuse it) computes the shared part once.
  */
-export class SglangBackend implements ServingBackend {
-  readonly kind = 'sglang' as const;
-  readonly #http: BackendHttp;
-
-  constructor(options: Omit<BackendHttpOptions, 'kind'>, readonly model: string) {
-    this.#http = new BackendHttp({ ...options, kind: 'sglang' });
-  }
-
-  get url(): string {
-    return this.#http.url;
-  }
-
-  get requests(): number {
-    return this.#http.requests;
+export class SglangBackend extends HttpServingBackend<'sglang'> {
+  constructor(options: Omit<BackendHttpOptions, 'kind'>, model: string) {
+    super('sglang', options, model);
   }
 
   async promptLogProbs(items: readonly PromptLogProbItem[], signal: AbortSignal | undefined): Promise<number[][]> {
@@ -41,36 +30,27 @@ export class SglangBackend implements ServingBackend {
       `,"return_logprob":true,"logprob_start_len":[${items.map((it) => it.from - 1).join(',')}],"return_text_in_logprobs":false,` +
         `"sampling_params":{"max_new_tokens":0},"stream":false}`,
     );
-    const reply = await this.#http.postJson(path, new JsonText(body), signal);
+    const reply = await this.http.postJson(path, new JsonText(body), signal);
     if (!Array.isArray(reply) || reply.length !== items.length) {
-      throw this.#http.badReply(path, `expected a list of ${items.length} results (one per input_ids), got ${Array.isArray(reply) ? `${reply.length}` : typeof reply}`);
+      throw this.http.badReply(path, `expected a list of ${items.length} results (one per input_ids), got ${Array.isArray(reply) ? `${reply.length}` : typeof reply}`);
     }
     return items.map((item, i) => {
       const entries = (reply[i] as { meta_info?: { input_token_logprobs?: unknown } } | null)?.meta_info?.input_token_logprobs;
       const where = `result ${i}: meta_info.input_token_logprobs`;
       const expected = itemLength(item) - (item.from - 1);
-      if (!Array.isArray(entries)) throw this.#http.badReply(path, `${where} is missing`);
-      if (entries.length !== expected) throw this.#http.badReply(path, `${where} has ${entries.length} entries, expected ${expected} (input_ids[logprob_start_len:])`);
+      if (!Array.isArray(entries)) throw this.http.badReply(path, `${where} is missing`);
+      if (entries.length !== expected) throw this.http.badReply(path, `${where} has ${entries.length} entries, expected ${expected} (input_ids[logprob_start_len:])`);
       const out: number[] = [];
       for (let j = 1; j < entries.length; j++) {
         const entry = entries[j] as unknown;
         const k = item.from - 1 + j;
         const token = itemToken(item, k);
         if (!Array.isArray(entry) || typeof entry[0] !== 'number' || entry[1] !== token) {
-          throw this.#http.badReply(path, `${where}[${j}] is not [logprob, ${token}, text] (the token at position ${k})`);
+          throw this.http.badReply(path, `${where}[${j}] is not [logprob, ${token}, text] (the token at position ${k})`);
         }
         out.push(entry[0]);
       }
       return out;
     });
-  }
-
-  tokenize(text: string, signal: AbortSignal | undefined) {
-    return postTokenize(this.#http, this.model, text, signal);
-  }
-
-
-  get http(): BackendHttp {
-    return this.#http;
   }
 }

@@ -1,6 +1,6 @@
-import { idsBody, itemLength, itemToken, type PromptLogProbItem, type ServingBackend } from './backend.ts';
-import { BackendHttp, JsonText, type BackendHttpOptions } from './backend-http.ts';
-import { postTokenize } from './backend-tokenize.ts';
+import { idsBody, itemLength, itemToken, type PromptLogProbItem } from './backend.ts';
+import { JsonText, type BackendHttpOptions } from './backend-http.ts';
+import { HttpServingBackend } from './http-serving-backend.ts';
 
 /**
  * vLLM (docs/scale-out.md, "vLLM"). One decision is ONE `POST /v1/completions` whose `prompt` is
@@ -16,55 +16,35 @@ import { postTokenize } from './backend-tokenize.ts';
  * prefilled whole: vLLM skips its prefix cache for requests with prompt logprobs
  * (vllm/v1/core/kv_cache_manager.py), so a decision costs one prefill per continuation.
  */
-export class VllmBackend implements ServingBackend {
-  readonly kind = 'vllm' as const;
-  readonly #http: BackendHttp;
-
-  constructor(options: Omit<BackendHttpOptions, 'kind'>, readonly model: string) {
-    this.#http = new BackendHttp({ ...options, kind: 'vllm' });
-  }
-
-  get url(): string {
-    return this.#http.url;
-  }
-
-  get requests(): number {
-    return this.#http.requests;
+export class VllmBackend extends HttpServingBackend<'vllm'> {
+  constructor(options: Omit<BackendHttpOptions, 'kind'>, model: string) {
+    super('vllm', options, model);
   }
 
   async promptLogProbs(items: readonly PromptLogProbItem[], signal: AbortSignal | undefined): Promise<number[][]> {
     const path = '/v1/completions';
     // JSON written by hand: the state's ids once, not once per item (backend.ts `idsBody`).
     const body = idsBody(`{"model":${JSON.stringify(this.model)},"prompt":`, items, ',"max_tokens":1,"temperature":0,"prompt_logprobs":0}');
-    const reply = await this.#http.postJson(path, new JsonText(body), signal);
+    const reply = await this.http.postJson(path, new JsonText(body), signal);
     const choices = (reply as { choices?: unknown } | null)?.choices;
-    if (!Array.isArray(choices)) throw this.#http.badReply(path, "'choices' is missing");
+    if (!Array.isArray(choices)) throw this.http.badReply(path, "'choices' is missing");
     const byIndex = new Map<number, unknown>();
     choices.forEach((c, i) => byIndex.set(typeof (c as { index?: unknown })?.index === 'number' ? (c as { index: number }).index : i, c));
     return items.map((item, i) => {
       const where = `choices[index ${i}].prompt_logprobs`;
       const entries = (byIndex.get(i) as { prompt_logprobs?: unknown } | undefined)?.prompt_logprobs;
-      if (!Array.isArray(entries)) throw this.#http.badReply(path, `${where} is missing`);
+      if (!Array.isArray(entries)) throw this.http.badReply(path, `${where} is missing`);
       const length = itemLength(item);
-      if (entries.length !== length) throw this.#http.badReply(path, `${where} has ${entries.length} entries, expected ${length} (one per prompt token)`);
+      if (entries.length !== length) throw this.http.badReply(path, `${where} has ${entries.length} entries, expected ${length} (one per prompt token)`);
       const out: number[] = [];
       for (let k = item.from; k < length; k++) {
         const entry = entries[k] as Record<string, { logprob?: unknown } | undefined> | null;
         const token = itemToken(item, k);
         const lp = entry?.[String(token)]?.logprob;
-        if (typeof lp !== 'number') throw this.#http.badReply(path, `${where}[${k}] has no logprob for token ${token}`);
+        if (typeof lp !== 'number') throw this.http.badReply(path, `${where}[${k}] has no logprob for token ${token}`);
         out.push(lp);
       }
       return out;
     });
-  }
-
-  tokenize(text: string, signal: AbortSignal | undefined) {
-    return postTokenize(this.#http, this.model, text, signal);
-  }
-
-
-  get http(): BackendHttp {
-    return this.#http;
   }
 }
