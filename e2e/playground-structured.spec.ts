@@ -1,6 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { installChatStub, refusal, scriptReplies, sentBodies, textReply, toolCallReply } from './support/chat-stub.ts';
 import { MIRROR } from './support/env.ts';
+import { EXAMPLE_TOOL, SCHEMA_EXAMPLES } from '../src/ui/chat/schema-examples.ts';
 
 /**
  * The Chat tab's structured output and tools (issue 29 item 4), driven as a person would. The
@@ -8,21 +9,10 @@ import { MIRROR } from './support/env.ts';
  * refusals placed beside their field) runs against scripted replies (support/chat-stub.ts) on the
  * generated tiny-random-llama; the engine's part runs on a random-weight Qwen2.5 at the end.
  */
-const SENTIMENT = {
-  type: 'object',
-  properties: {
-    label: { type: 'string', enum: ['positive', 'neutral', 'negative'] },
-    confidence: { type: 'integer', minimum: 0, maximum: 100 },
-  },
-  required: ['label', 'confidence'],
-  additionalProperties: false,
-};
-const WEATHER = {
-  type: 'object',
-  properties: { city: { type: 'string', maxLength: 40 }, unit: { type: 'string', enum: ['c', 'f'] } },
-  required: ['city', 'unit'],
-  additionalProperties: false,
-};
+
+/** The schemas the page's one-click examples load (the Sentiment example, the example tool's parameters): what it must show and send. */
+const SENTIMENT = SCHEMA_EXAMPLES.find((e) => e.id === 'sentiment')!.schema;
+const WEATHER = EXAMPLE_TOOL.parameters;
 
 async function open(page: Page, model = 'tiny-random-llama', dtype = '') {
   await page.goto(`/?model=${model}&host=${encodeURIComponent(MIRROR)}&device=wasm${dtype ? `&dtype=${dtype}` : ''}#chat`);
