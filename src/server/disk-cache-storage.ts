@@ -64,6 +64,16 @@ export class DiskCache {
     return join(this.folder, createHash('sha256').update(urlOf(key)).digest('hex'));
   }
 
+  /** The file that holds the stored body of `key`, or null where there is no entry (a model folder links to it: model-download.ts). */
+  async bodyPath(key: Key): Promise<string | null> {
+    const path = this.#path(key);
+    const whole = await Promise.all([stat(`${path}.json`), stat(`${path}.body`)]).then(
+      () => true,
+      () => false,
+    );
+    return whole ? `${path}.body` : null;
+  }
+
   async match(key: Key): Promise<Response | undefined> {
     const path = this.#path(key);
     let head: StoredHead;

@@ -4,17 +4,16 @@ import { env } from '@huggingface/transformers';
 import { JevError } from '../contract/index.ts';
 import { Engine } from '../engine/engine.ts';
 import { externalDataFiles } from '../engine/load/external-data.ts';
-import { IntegrityCache } from '../engine/load/storage/integrity-cache.ts';
 import type { ServeDevice } from './cli-args.ts';
-import { DiskCacheStorage, installDiskCaches } from './disk-cache-storage.ts';
-import { folderHasModel, type ModelLocation } from './model-location.ts';
+import { folderHasModel } from './model-location.ts';
 
 export interface EmbeddedEngineOptions {
   model: string;
-  location: ModelLocation;
+  /** A folder in the hub layout: `--host DIR`, `file://…`, the bundled copy, or an HTTP host's files made local (model-download.ts). */
+  root: string;
+  /** What `--host` said, for messages. */
+  host: string;
   device: ServeDevice;
-  /** Where files from an HTTP host are kept (disk-cache-storage.ts). */
-  cacheDir: string;
   /** The prefix cache's byte budget (default: the engine's). */
   prefixCacheBytes?: number;
 }
@@ -23,38 +22,26 @@ export interface EmbeddedEngineOptions {
  * The page's engine (engine/engine.ts) in this process, on onnxruntime-node: the same loading,
  * decision scoring, chat, grammar, prefix cache and request queue; only the runtime differs
  * (onnxruntime-node's CPU execution provider, on every core, where the page runs
- * onnxruntime-web). Model files come:
- *
- * - from a folder in the hub layout (`--host DIR`, `file://…`, the bundled copy), read in place;
- * - from an HTTP(S) host through the engine's own fetch and integrity-checked store, as in the
- *   page (engine/load/model-fetch.ts, storage/integrity-cache.ts), with the Cache API kept on
- *   disk under `cacheDir` (disk-cache-storage.ts): each file's SHA-256 checked where the host
- *   states it, its size and hash on every read, an interrupted download resumed with `Range`,
- *   and, once stored, a start with the host out of reach.
+ * onnxruntime-web). It reads the model from a folder in the hub layout, in place; an HTTP(S)
+ * host's files are first made such a folder by model-download.ts (checked, stored, resumed).
  */
 export async function embeddedEngine(options: EmbeddedEngineOptions): Promise<Engine> {
-  if (options.device === 'cuda') await refuseCuda();
   const prefix = options.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: options.prefixCacheBytes };
   // Nothing written beside the package (transformers.js' own file cache): the engine's store is the one cache.
   env.useFSCache = false;
-  const { location, model } = options;
-  if (location.kind === 'folder') {
-    const root = location.root;
-    if (!folderHasModel(root, model)) {
-      throw new JevError('model_load_failed', `The model ${model} is not in ${root}: no ${join(root, model, 'config.json')}. --host names a folder in the hub layout ({folder}/{model}/config.json, {folder}/{model}/onnx/…).`, {
-        param: 'model',
-        details: { reason: 'model_not_found', model, host: location.host },
-      });
-    }
-    return new Engine({
-      ...prefix,
-      runtime: { localModelPath: root },
-      isNode: true,
-      source: () => ({ has: async (file) => folderOffers(root, model, file) }),
+  const { root, model } = options;
+  if (!folderHasModel(root, model)) {
+    throw new JevError('model_load_failed', `The model ${model} is not in ${root}: no ${join(root, model, 'config.json')}. --host names a folder in the hub layout ({folder}/{model}/config.json, {folder}/{model}/onnx/…).`, {
+      param: 'model',
+      details: { reason: 'model_not_found', model, host: options.host },
     });
   }
-  installDiskCaches(new DiskCacheStorage(options.cacheDir));
-  return new Engine({ ...prefix, runtime: { modelCache: new IntegrityCache() }, isNode: true });
+  return new Engine({
+    ...prefix,
+    runtime: { localModelPath: root },
+    isNode: true,
+    source: () => ({ has: async (file) => folderOffers(root, model, file) }),
+  });
 }
 
 /** Whether a folder holds `onnx/<file>` and every external data file its config.json declares for it. */
@@ -75,7 +62,7 @@ function folderOffers(root: string, model: string, file: string): boolean {
  * engine's loader passes onnxruntime-node the CPU provider only (engine/load/load-model.ts), so
  * the server refuses, naming what this install offers, rather than serve on the CPU unasked.
  */
-async function refuseCuda(): Promise<never> {
+export async function refuseCuda(): Promise<never> {
   let offered: string;
   try {
     const ort = (await import('onnxruntime-node')) as { listSupportedBackends?: () => { name: string; bundled: boolean }[] };

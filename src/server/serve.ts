@@ -7,7 +7,8 @@ import type { EngineApi, LoadEvent } from '../protocol/engine-api.ts';
 import type { ServingBackend } from './backend.ts';
 import type { BackendKind, ServeOptions } from './cli-args.ts';
 import { capConnections, CONNECTION_DEFAULTS, serverOptions, type ConnectionLimits } from './connection-limits.ts';
-import { embeddedEngine } from './embedded-engine.ts';
+import { embeddedEngine, refuseCuda } from './embedded-engine.ts';
+import { downloadModel } from './model-download.ts';
 import { modelLocation } from './model-location.ts';
 import { nodeHandler, writeJson } from './node-adapter.ts';
 import { RemoteEngine, type RemoteEngineOptions } from './remote-engine.ts';
@@ -82,23 +83,33 @@ export async function startServer(options: ServeOptions, deps: ServeDeps = {}): 
   const location = modelLocation(options.model, options.host);
   let backend: ServingBackend | null = null;
   let engine: EngineApi;
+  let dtype = options.dtype;
+  let host = location.kind === 'folder' ? location.root : location.host;
   if (options.backend) {
     backend = createBackend({ ...options, backend: options.backend, backendUrl: options.backendUrl ?? '' }, deps);
     engine = new RemoteEngine({ backend, backendModel: options.backendModel, ...(deps.loadModel ? { loadModel: deps.loadModel } : {}) });
+    dtype = 'auto';
   } else {
+    if (options.device === 'cuda') await refuseCuda();
+    let root = location.kind === 'folder' ? location.root : null;
+    if (location.kind === 'http') {
+      // An HTTP host's files, checked and stored under --cache-dir, become a local folder first.
+      const downloaded = await downloadModel(options.model, location.host, options.dtype, options.cacheDir, deps.onProgress);
+      root = downloaded.root;
+      dtype = downloaded.dtype;
+    }
     engine = await embeddedEngine({
       model: options.model,
-      location,
+      root: root!,
+      host: location.host,
       device: options.device,
-      cacheDir: options.cacheDir,
       ...(deps.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: deps.prefixCacheBytes }),
     });
+    host = location.host;
   }
-  // The relay reads a folder through its own loader (served-model.ts); the embedded engine, as in the page.
-  const host = location.kind === 'folder' ? (options.backend ? location.root : location.host) : location.host;
   const client = clientForEngine(
     { api: engine, wrapCallback: (fn) => fn, terminate: () => {} },
-    { model: options.model, host, device: 'auto', dtype: options.backend ? 'auto' : options.dtype },
+    { model: options.model, host, device: 'auto', dtype },
     deps.onProgress,
     {},
     { maxQueued: options.maxQueued },

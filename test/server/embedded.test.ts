@@ -7,7 +7,7 @@
  * TinyStories-656K starts with no --host (no network).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatCompletion, DecisionResponse, Question } from '../../src/contract/index.ts';
+import type { ChatCompletion, DecisionResponse } from '../../src/contract/index.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import { localClient } from '../support/local-client.ts';
@@ -16,11 +16,11 @@ import { embeddedOptions, post } from './support/served.ts';
 
 const TOL = 1e-4;
 const PATH = '/inference/jev/api/alpha/decisions';
-const QUESTIONS: Record<string, Question> = {
+const QUESTIONS = {
   cat: { type: 'noul', instructions: 'Is there a cat in the story?' },
   mood: { type: 'choice', instructions: 'How does the story feel?', criteria: { happy: 'Joyful', sad: 'Unhappy', scary: 'Frightening' } },
   size: { type: 'score', instructions: 'How long is the story, 0 to 4?', criteria: ['tiny', 'short', 'medium', 'long', 'very long'] },
-};
+} as const;
 
 function expectSame(a: DecisionResponse, b: DecisionResponse): void {
   expect(Object.keys(b.answers).sort()).toEqual(Object.keys(a.answers).sort());
@@ -71,7 +71,7 @@ for (const [model, root, host] of [
       const res = await post(server, '/v1/chat/completions', body);
       expect(res.status, await res.clone().text()).toBe(200);
       const mine = (await res.json()) as ChatCompletion;
-      const reference = await page.chat.completions.create(body);
+      const reference = (await page.chat.completions.create(body)) as ChatCompletion;
       expect(mine.choices[0]!.message.content).toBe(reference.choices[0]!.message.content);
       expect(mine.usage).toEqual(reference.usage);
       const stream = await post(server, '/v1/chat/completions', { ...body, stream: true });
