@@ -27,7 +27,7 @@ const LAYERS = [
   ['index', '^src/index\\.ts$', 7],
   // The AI SDK provider (`jev-local/ai-sdk`), over a client's methods: a peer of the library entry.
   ['ai-sdk', '^src/ai-sdk/', 7],
-  // The Node server in front of SGLang or vLLM (docs/scale-out.md): a peer of ui/ and the library
+  // The Node server, its engine in-process or in front of SGLang or vLLM (docs/server.md): a peer of ui/ and the library
   // entry, so that neither they nor any lower layer imports it; only its bin entry (bin/) does.
   ['server', '^src/server/', 7],
 ];

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The package's command line: `jev-local serve --backend sglang|vllm --backend-url URL --model ID …`
-// (docs/scale-out.md). In a checkout, the TypeScript under src/server/ runs through tsx; in the
+// The package's command line: `jev-local serve --model ID …` (the engine in-process) or
+// `jev-local serve --backend sglang|vllm --backend-url URL --model ID …` (docs/server.md). In a checkout, the TypeScript under src/server/ runs through tsx; in the
 // published package (whose files are dist/lib), the build of it, dist/lib/server.js (vite.server.config.ts).
 import { existsSync } from 'node:fs';
 

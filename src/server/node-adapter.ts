@@ -12,7 +12,7 @@ export type NodeFetchHandler = (request: HttpRequest) => Promise<Response | Json
  * body that declares a length up to 1 MiB (every decision's) is read whole first and handed over
  * as it is, in a light request (no undici Request, no body stream); any other becomes a WHATWG
  * Request whose body streams in (the handler bounds it, 413). A JSON answer is written as one
- * buffer with its length (no Response, no body stream: docs/scale-out.md, "The server's
+ * buffer with its length (no Response, no body stream: docs/server.md, "The server's
  * overhead"); a Response (a chat stream) streams out with backpressure. A client that goes away
  * (the socket closes before the response ends) aborts the request's signal, which ends the work
  * behind it (a decision's backend request, a relayed stream), and cancels the body.

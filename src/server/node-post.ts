@@ -30,7 +30,7 @@ export function nodeTarget(url: URL): NodeTarget {
 /**
  * One JSON POST over node:http(s), its reply read whole; what BackendHttp.postJson sends a
  * decision's (and the tokenizer probe's) requests with. undici's fetch cost ~2 ms of CPU per
- * request here (profiled: docs/scale-out.md, "The server's overhead"), the largest part of the
+ * request here (profiled: docs/server.md, "The server's overhead"), the largest part of the
  * server's own time per decision; node:http with a keep-alive agent costs a fraction of it. Streams
  * (chat) keep fetch. Rejects with the socket's error (`code` ECONNREFUSED, ECONNRESET, …), with
  * `signal`'s reason when it aborts, or with a TimeoutError (and `timeout.fired` set) when no whole
