@@ -13,7 +13,7 @@ export default defineConfig({
   // thread per core, beside the renderer and the GPU process): with two workers each test took
   // about twice as long (docs/reliability.md, "Where CI's time goes"). Specs share only the
   // preview server and the mirror, and the extra servers' ports are offset per worker
-  // (e2e/support/env.ts), so more workers are safe where there are more cores.
+  // (e2e/support/ports.ts), so more workers are safe where there are more cores.
   workers: 1,
   retries: 0,
   reporter: [['list']],

@@ -8,7 +8,7 @@ export default defineConfig({
     hookTimeout: 300_000,
     pool: 'forks',
     // V8's wasm tiering budget raised from Node 20's default (1,800,000) to 25,000,000, as the browser
-    // tests raise Chromium's (e2e/support/env.ts, TEST_CHROMIUM_ARGS): the functions a model load runs
+    // tests raise Chromium's (scripts/machine/chromium.ts, TEST_CHROMIUM_ARGS): the functions a model load runs
     // once stay at the baseline tier, and only the kernels that run long are compiled again at the top.
     // Measured on five engine files, two alternating pairs: 104 and 97 s against 131 and 104 s.
     execArgv: ['--wasm-tiering-budget=25000000'],
