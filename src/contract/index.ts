@@ -17,6 +17,8 @@ export * from './openai-decision-input.ts';
 export * from './openai-decision-request.ts';
 export * from './openai-decision-response.ts';
 export * from './openai-decision-adapter.ts';
+export * from './extraction-request.ts';
+export * from './extraction-response.ts';
 export * from './json-schema-pattern.ts';
 export * from './json-schema-subset.ts';
 export * from './response-format.ts';
