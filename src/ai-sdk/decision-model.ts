@@ -6,9 +6,12 @@
  * - `boolean` answers carry P(true); `choice` and `score` their complete distributions, keyed as
  *   the AI SDK checks them (option keys; grade indices "0", "1", …), with `choice` the most
  *   probable option and `score` the probability-weighted mean the engine computes.
- * - Refusal: a question whose labels got less than `refuseBelowLabelMass` of the model's
- *   next-token probability (the Jev shape's `answer_mass`, before renormalising) answers
- *   `{ type: 'refusal' }`; `experimental_decide` then throws its DecisionRefusalError naming it.
+ * - Refusal, by the one rule of contract/refusal.ts: a question whose labels got less than the
+ *   floor of the model's next-token probability (the Jev shape's `answer_mass`, before
+ *   renormalising) answers `{ type: 'refusal' }`; `experimental_decide` then throws its
+ *   DecisionRefusalError naming it. The floor is the provider's `refuseBelowLabelMass`, or the
+ *   `refuse_below_label_mass` of the calibration profile the call names (inline, or by id among the
+ *   client's saved profiles), which overrides it, as it overrides the client's in OpenAI's shape.
  * - `providerMetadata.jev`: per question `confidence` (choice, score) and `answerMass`, and the
  *   request id. `providerOptions.jev` may carry the Jev shape's extensions `calibrate`,
  *   `calibration` and `prediction_set` (then `providerMetadata.jev.predictionSet`).
@@ -21,16 +24,15 @@ import type {
   JSONObject,
   SharedV4Warning,
 } from '@ai-sdk/provider';
-import type { Answer, DecisionResponse, QuestionInput } from '../contract/index.ts';
+import { isPlainObject, refusesAnswer, type Answer, type DecisionResponse, type QuestionInput } from '../contract/index.ts';
 import { decisionQuestion, decisionState } from './decision-input.ts';
 import { PROVIDER_KEY, type JevLocalClient } from './jev-local-client.ts';
-import { refusesBelow } from './label-mass-refusal.ts';
 
 /** `providerOptions.jev` keys passed on to the Jev request as they are (our extensions). */
 const PASSED_OPTIONS = ['calibrate', 'calibration', 'prediction_set'] as const;
 
 export interface JevDecisionModelSettings {
-  /** A question whose labels got less of the next-token probability than this answers `refusal`; 0 (default): never. */
+  /** The provider's floor: a question whose labels got less of the next-token probability answers `refusal`; 0 (default): never. */
   refuseBelowLabelMass: number;
 }
 
@@ -69,10 +71,17 @@ export class JevDecisionModel implements DecisionModelV4 {
       include: ['answer_mass'],
     };
     const response = await this.client.decisions.create(body, { signal: options.abortSignal });
-    return this.result(response, warnings, body);
+    return this.result(response, warnings, body, this.floor(extensions['calibration']));
   }
 
-  private result(response: DecisionResponse, warnings: SharedV4Warning[], body: unknown): DecisionResult {
+  /** The floor of the profile the call names, where it has one, else the provider's. */
+  private floor(calibration: unknown): number {
+    const profile: unknown = typeof calibration === 'string' ? (this.client.calibration?.get(calibration) ?? null) : calibration;
+    const own = isPlainObject(profile) ? profile['refuse_below_label_mass'] : undefined;
+    return typeof own === 'number' ? own : this.settings.refuseBelowLabelMass;
+  }
+
+  private result(response: DecisionResponse, warnings: SharedV4Warning[], body: unknown, floor: number): DecisionResult {
     const answers: Record<string, DecisionAnswer> = {};
     const confidence: JSONObject = {};
     const answerMass: JSONObject = {};
@@ -81,7 +90,8 @@ export class JevDecisionModel implements DecisionModelV4 {
       if (answer.answer_mass !== undefined) answerMass[id] = answer.answer_mass;
       if (answer.type !== 'noul') confidence[id] = answer.confidence;
       if (answer.prediction_set !== undefined) predictionSet[id] = answer.prediction_set;
-      answers[id] = refusesBelow(answer.answer_mass, this.settings.refuseBelowLabelMass) ? { type: 'refusal' } : toAnswer(answer);
+      const refused = answer.answer_mass !== undefined && refusesAnswer(answer.answer_mass, floor);
+      answers[id] = refused ? { type: 'refusal' } : toAnswer(answer);
     }
     const metadata: JSONObject = { id: response.id, confidence, answerMass };
     if (Object.keys(predictionSet).length > 0) metadata['predictionSet'] = predictionSet;

@@ -13,7 +13,7 @@
  * extraction model yet.
  */
 import type { Experimental_DecisionModelV4, LanguageModelV4 } from '@ai-sdk/provider';
-import { JevError } from '../contract/index.ts';
+import { JevError, labelMassFloorSchema } from '../contract/index.ts';
 import { JevDecisionModel } from './decision-model.ts';
 import type { JevLocalClient } from './jev-local-client.ts';
 import { JevLanguageModel } from './language-model.ts';
@@ -22,8 +22,10 @@ import { invalidArgument, providerMessages } from './provider-errors.ts';
 export interface JevLocalSettings {
   /**
    * Decisions: a question on whose labels the model put less than this share of its next-token
-   * probability (before renormalising over them) is answered `{ type: 'refusal' }`. From 0 to 1;
-   * 0 (default) never refuses.
+   * probability (before renormalising over them) is answered `{ type: 'refusal' }`
+   * (contract/refusal.ts). From 0 to 1; 0 (default) never refuses. A calibration profile the call
+   * names (`providerOptions.jev.calibration`) with its own `refuse_below_label_mass` overrides it.
+   * The client's `createClient({ refuseBelowLabelMass })` is not read: set the floor here.
    */
   refuseBelowLabelMass?: number;
 }
@@ -41,7 +43,7 @@ export interface JevLocalProvider {
 
 export function jevLocal(client: JevLocalClient, settings: JevLocalSettings = {}): JevLocalProvider {
   const floor = settings.refuseBelowLabelMass ?? 0;
-  if (typeof floor !== 'number' || !(floor >= 0 && floor <= 1)) throw invalidArgument(providerMessages.refuseBelowLabelMass(floor), 'refuseBelowLabelMass');
+  if (!labelMassFloorSchema.safeParse(floor).success) throw invalidArgument(providerMessages.refuseBelowLabelMass(floor), 'refuseBelowLabelMass');
   const languageModel = (modelId: string) => new JevLanguageModel(modelId, client);
   const provider = (modelId: string) => languageModel(modelId);
   return Object.assign(provider, {

@@ -9,7 +9,8 @@
 import { experimental_decide, Experimental_DecisionRefusalError } from 'ai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jevLocal } from '../../src/ai-sdk/index.ts';
-import { JevError, type ChoiceAnswer, type DecisionResponse, type NoulAnswer, type ScoreAnswer } from '../../src/contract/index.ts';
+import { JevError, parseDecisionRequest, questionFingerprint, type ChoiceAnswer, type DecisionResponse, type NoulAnswer, type ScoreAnswer } from '../../src/contract/index.ts';
+import { answerOrder } from '../../src/engine/decision/apply-calibration.ts';
 import { createRemoteClient } from '../../src/facade/remote-client.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { localClient } from '../support/local-client.ts';
@@ -127,6 +128,30 @@ describe(`jevLocal(client).decisionModel() under experimental_decide, on ${MODEL
     // A floor of 1 refuses every question whose mass is below 1.
     const all = await jevLocal(client, { refuseBelowLabelMass: 1 }).decisionModel('jev').doDecide({ state: [{ type: 'text', text: STATE }], questions: QUESTIONS });
     for (const key of Object.keys(QUESTIONS)) expect(all.answers[key]).toEqual(mass(key) < 1 ? { type: 'refusal' } : free.answers[key]);
+
+    // A calibration profile's floor, where the call names one (by id among the client's saved
+    // profiles, or inline), overrides the provider's either way. Identity fits: the numbers stay.
+    const direct = await client.decisions.create({ model: 'jev', state: STATE, questions: JEV_QUESTIONS });
+    const fits = Object.fromEntries(
+      Object.entries(parseDecisionRequest({ model: 'jev', state: STATE, questions: JEV_QUESTIONS }).questions).map(([key, q]) => [
+        questionFingerprint(q),
+        { key, type: q.type, answers: answerOrder(q), fit: { method: 'identity' }, conformal: null, fit_items: 0, holdout: null },
+      ]),
+    );
+    const profile = (id: string, floor: number) => ({ object: 'calibration_profile', id, model: direct.model, calibrate: false, created: '2026-12-01', questions: fits, refuse_below_label_mass: floor });
+    client.calibration.save(profile('ai-sdk-refuse-all', 1));
+    const byId = await jevLocal(client).decisionModel('jev').doDecide({
+      state: [{ type: 'text', text: STATE }],
+      questions: QUESTIONS,
+      providerOptions: { jev: { calibration: 'ai-sdk-refuse-all' } },
+    });
+    for (const key of Object.keys(QUESTIONS)) expect(byId.answers[key]).toEqual({ type: 'refusal' });
+    const inline = await jevLocal(client, { refuseBelowLabelMass: 1 }).decisionModel('jev').doDecide({
+      state: [{ type: 'text', text: STATE }],
+      questions: QUESTIONS,
+      providerOptions: { jev: { calibration: profile('ai-sdk-refuse-none', 0) } },
+    });
+    for (const key of Object.keys(QUESTIONS)) expect(inline.answers[key]).toEqual(free.answers[key]);
   });
 
   it('refuses file parts, unknown models and a bad floor with a clear 4xx naming the field', async () => {
