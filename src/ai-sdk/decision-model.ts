@@ -9,7 +9,8 @@
  * - Refusal, by the one rule of contract/refusal.ts: a question whose labels got less than the
  *   floor of the model's next-token probability (the Jev shape's `answer_mass`, before
  *   renormalising) answers `{ type: 'refusal' }`; `experimental_decide` then throws its
- *   DecisionRefusalError naming it. The floor is the provider's `refuseBelowLabelMass`, or the
+ *   DecisionRefusalError naming it. The floor is the provider's `refuseBelowLabelMass` (by default
+ *   the client's, `createClient({ refuseBelowLabelMass })`), or the
  *   `refuse_below_label_mass` of the calibration profile the call names (inline, or by id among the
  *   client's saved profiles), which overrides it, as it overrides the client's in OpenAI's shape.
  * - `providerMetadata.jev`: per question `confidence` (choice, score) and `answerMass`, and the

@@ -25,7 +25,7 @@ export interface JevLocalSettings {
    * probability (before renormalising over them) is answered `{ type: 'refusal' }`
    * (contract/refusal.ts). From 0 to 1; 0 (default) never refuses. A calibration profile the call
    * names (`providerOptions.jev.calibration`) with its own `refuse_below_label_mass` overrides it.
-   * The client's `createClient({ refuseBelowLabelMass })` is not read: set the floor here.
+   * Default: the client's own floor (`createClient({ refuseBelowLabelMass })`), else 0.
    */
   refuseBelowLabelMass?: number;
 }
@@ -42,7 +42,8 @@ export interface JevLocalProvider {
 }
 
 export function jevLocal(client: JevLocalClient, settings: JevLocalSettings = {}): JevLocalProvider {
-  const floor = settings.refuseBelowLabelMass ?? 0;
+  // The provider's own floor, else the client's (`createClient({ refuseBelowLabelMass })`), else never.
+  const floor = settings.refuseBelowLabelMass ?? client.decisions.policy?.refuseBelowLabelMass ?? 0;
   if (!labelMassFloorSchema.safeParse(floor).success) throw invalidArgument(providerMessages.refuseBelowLabelMass(floor), 'refuseBelowLabelMass');
   const languageModel = (modelId: string) => new JevLanguageModel(modelId, client);
   const provider = (modelId: string) => languageModel(modelId);

@@ -154,6 +154,7 @@ export function engineClient(
         modelIds: async () => (await listModels()).data.map((m) => m.id),
         policy,
       }),
+      policy,
     },
     chat: { completions: { create: create as JevClient['chat']['completions']['create'] } },
     models: { list: listModels },

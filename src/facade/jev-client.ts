@@ -65,6 +65,8 @@ export interface JevClient {
      * `refuseBelowLabelMass` (or its profile's) answers `{ type: "refusal" }` (docs/decisions.md).
      */
     createOpenAI(request: unknown, options?: CallOptions): Promise<OpenAIDecision>;
+    /** The client's decision policy as `createClient` was given it (the AI SDK provider's default refusal floor). */
+    readonly policy?: { readonly refuseBelowLabelMass?: number | undefined };
   };
   chat: {
     completions: {

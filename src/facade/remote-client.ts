@@ -79,6 +79,7 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
       create: decide,
       // Served by the server's Jev path, as this client's Jev calls are: the same answers, one shape apart.
       createOpenAI: openAIDecisions({ create: decide, profile: (id) => profiles.get(id), modelIds: async () => (await listModels()).data.map((m) => m.id), policy }),
+      policy,
     },
     chat: {
       completions: {

@@ -11,6 +11,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { jevLocal } from '../../src/ai-sdk/index.ts';
 import { JevError, parseDecisionRequest, questionFingerprint, type ChoiceAnswer, type DecisionResponse, type NoulAnswer, type ScoreAnswer } from '../../src/contract/index.ts';
 import { answerOrder } from '../../src/engine/decision/apply-calibration.ts';
+import { createLocalClient } from '../../src/client/local-client.ts';
+import type { Engine } from '../../src/engine/engine.ts';
 import { createRemoteClient } from '../../src/facade/remote-client.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { localClient } from '../support/local-client.ts';
@@ -40,8 +42,9 @@ function expectSameAnswers(answers: Record<string, any>, direct: DecisionRespons
 
 describe(`jevLocal(client).decisionModel() under experimental_decide, on ${MODEL}`, () => {
   let client: JevClient;
+  let engine: Engine;
   beforeAll(async () => {
-    ({ client } = await localClient(GENERATED, MODEL));
+    ({ client, engine } = await localClient(GENERATED, MODEL));
   });
 
   it('passes the AI SDK validation and equals the Jev shape bit for bit', async () => {
@@ -128,6 +131,16 @@ describe(`jevLocal(client).decisionModel() under experimental_decide, on ${MODEL
     // A floor of 1 refuses every question whose mass is below 1.
     const all = await jevLocal(client, { refuseBelowLabelMass: 1 }).decisionModel('jev').doDecide({ state: [{ type: 'text', text: STATE }], questions: QUESTIONS });
     for (const key of Object.keys(QUESTIONS)) expect(all.answers[key]).toEqual(mass(key) < 1 ? { type: 'refusal' } : free.answers[key]);
+
+    // The client's own floor (createClient({ refuseBelowLabelMass })) is the provider's default; the provider's setting overrides it.
+    const strict = createLocalClient(engine, { model: MODEL, host: 'http://unused.invalid', device: 'auto', dtype: 'fp32' }, {}, {}, { refuseBelowLabelMass: between });
+    await strict.ready;
+    const byClient = await jevLocal(strict).decisionModel('jev').doDecide({ state: [{ type: 'text', text: STATE }], questions: QUESTIONS });
+    expect(byClient.answers).toEqual(above.answers);
+    const overridden = await jevLocal(strict, { refuseBelowLabelMass: 0 }).decisionModel('jev').doDecide({ state: [{ type: 'text', text: STATE }], questions: QUESTIONS });
+    expect(overridden.answers).toEqual(free.answers);
+    const remoteStrict = createRemoteClient({ baseURL: 'https://jev.example', fetch: client.fetch, refuseBelowLabelMass: between });
+    expect((await jevLocal(remoteStrict).decisionModel('jev').doDecide({ state: [{ type: 'text', text: STATE }], questions: QUESTIONS })).answers).toEqual(above.answers);
 
     // A calibration profile's floor, where the call names one (by id among the client's saved
     // profiles, or inline), overrides the provider's either way. Identity fits: the numbers stay.
