@@ -122,16 +122,9 @@ export function buildFamilyGraph(spec: FamilyGraphSpec, weights: FamilyWeights, 
   const nRep = H / KV;
   const V = spec.vocabSize;
   const inter = spec.intermediateSize;
-  const { batch, sequence, past, total } = DIMS;
 
   // ---- inputs
-  const inputIds = g.input('input_ids', DataType.INT64, [batch, sequence]);
-  const attentionMask = g.input('attention_mask', DataType.INT64, [batch, total]);
-  const positionIds = g.input('position_ids', DataType.INT64, [batch, sequence]);
-  for (let i = 0; i < spec.numHiddenLayers; i++) {
-    g.input(`past_key_values.${i}.key`, ACT, [batch, KV, past, D]);
-    g.input(`past_key_values.${i}.value`, ACT, [batch, KV, past, D]);
-  }
+  const { inputIds, attentionMask, positionIds } = decoderInputs(g, spec, ACT);
 
   // ---- helpers
   const scalarI64 = (v: number) => g.constInt64([v], []);
@@ -330,6 +323,27 @@ export function buildFamilyGraph(spec: FamilyGraphSpec, weights: FamilyWeights, 
     return g.op('MatMul', [flat, 'lm_head.weight.T'], '/lm_head/MatMul');
   });
   return g;
+}
+
+/**
+ * The graph's inputs, the same in this decoder and the GQA export (gqa-graph.ts), in the order
+ * transformers.js feeds them: input_ids, attention_mask, position_ids, then each layer's past key
+ * and value.
+ */
+export function decoderInputs(
+  g: GraphBuilder,
+  spec: Pick<DecoderSpec, 'numHiddenLayers' | 'numKeyValueHeads' | 'headDim'>,
+  act: DataType,
+): { inputIds: string; attentionMask: string; positionIds: string } {
+  const { batch, sequence, past, total } = DIMS;
+  const inputIds = g.input('input_ids', DataType.INT64, [batch, sequence]);
+  const attentionMask = g.input('attention_mask', DataType.INT64, [batch, total]);
+  const positionIds = g.input('position_ids', DataType.INT64, [batch, sequence]);
+  for (let i = 0; i < spec.numHiddenLayers; i++) {
+    g.input(`past_key_values.${i}.key`, act, [batch, spec.numKeyValueHeads, past, spec.headDim]);
+    g.input(`past_key_values.${i}.value`, act, [batch, spec.numKeyValueHeads, past, spec.headDim]);
+  }
+  return { inputIds, attentionMask, positionIds };
 }
 
 /**

@@ -28,7 +28,7 @@
  * logits; SimplifiedLayerNormalization's statistics are float32 by stash_type).
  */
 import { type WeightFormat, activationInit, activationType, formatLinear } from './linear-formats.ts';
-import { DIMS, logitsTail } from './family-graph.ts';
+import { decoderInputs, logitsTail } from './family-graph.ts';
 import { DataType, GraphBuilder } from './onnx-graph.ts';
 import type { RopeTables } from './rope.ts';
 import type { ModelSpec } from './specs.ts';
@@ -65,16 +65,9 @@ export function buildGqaGraph(spec: ModelSpec, weights: LlamaWeights, rope: Rope
   const D = spec.headDim;
   const V = spec.vocabSize;
   const ACT = activationType(format);
-  const { batch, sequence, past, total } = DIMS;
   const eps = { float: spec.rmsNormEps };
 
-  const inputIds = g.input('input_ids', DataType.INT64, [batch, sequence]);
-  const attentionMask = g.input('attention_mask', DataType.INT64, [batch, total]);
-  const positionIds = g.input('position_ids', DataType.INT64, [batch, sequence]);
-  for (let i = 0; i < spec.numHiddenLayers; i++) {
-    g.input(`past_key_values.${i}.key`, ACT, [batch, KV, past, D]);
-    g.input(`past_key_values.${i}.value`, ACT, [batch, KV, past, D]);
-  }
+  const { inputIds, attentionMask, positionIds } = decoderInputs(g, spec, ACT);
 
   const actInit = activationInit(g, format);
   const linear = formatLinear(g, format);
