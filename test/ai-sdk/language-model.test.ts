@@ -7,7 +7,8 @@
  * accepts and answers after the result, a thinking model's reasoning comes back as reasoning parts,
  * and an abort rejects with an AbortError.
  */
-import { generateObject, generateText, stepCountIs, streamObject, streamText, tool } from 'ai';
+import type { ProviderV4 } from '@ai-sdk/provider';
+import { createProviderRegistry, generateObject, generateText, stepCountIs, streamObject, streamText, tool } from 'ai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jevLocal } from '../../src/ai-sdk/index.ts';
@@ -176,6 +177,12 @@ describe(`jevLocal(client).languageModel() under the AI SDK, on ${MODEL}`, () =>
     const unknown = await generateText({ model: jev('gpt-5'), prompt: PROMPT, maxRetries: 0 }).catch((e) => e);
     expect(unknown).toMatchObject({ status: 404, code: 'model_not_found' });
     expect(() => jev.embeddingModel('e')).toThrow(expect.objectContaining({ code: 'model_not_found' }));
+    // A ProviderV4 (checked by the typecheck), so it registers like any other provider.
+    const provider: ProviderV4 = jev;
+    const registry = createProviderRegistry({ jev: provider });
+    expect((await generateText({ model: registry.languageModel('jev:jev'), prompt: PROMPT, temperature: 0, maxOutputTokens: 4, maxRetries: 0 })).text).toBe(
+      (await generateText({ model: jev('jev'), prompt: PROMPT, temperature: 0, maxOutputTokens: 4, maxRetries: 0 })).text,
+    );
   });
 
   it('over a remote client: the same text through the server', async () => {
