@@ -2,9 +2,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { env } from '@huggingface/transformers';
 import { JevError } from '../contract/index.ts';
-import { Engine } from '../engine/engine.ts';
+import * as Comlink from 'comlink';
+import { Engine, type EngineHost } from '../engine/engine.ts';
 import { externalDataFiles } from '../engine/load/external-data.ts';
+import { EngineSupervisor } from '../facade/engine-supervisor.ts';
+import type { EngineBinding } from '../facade/engine-client.ts';
+import type { HangWatchdogOptions } from '../facade/hang-watchdog.ts';
+import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import type { ServeDevice } from './cli-args.ts';
+import { engineThread, type EngineThreadData } from './engine-thread.ts';
 import { folderHasModel } from './model-location.ts';
 
 export interface EmbeddedEngineOptions {
@@ -16,19 +22,23 @@ export interface EmbeddedEngineOptions {
   device: ServeDevice;
   /** The prefix cache's byte budget (default: the engine's). */
   prefixCacheBytes?: number;
+  /** The hang watchdog's limits (default: the page's, facade/hang-watchdog.ts). */
+  hang?: HangWatchdogOptions;
+  /** Restarts in a row without a successful load before the supervisor gives up (default: the page's, 3). */
+  maxRestarts?: number;
 }
 
 /**
- * The page's engine (engine/engine.ts) in this process, on onnxruntime-node: the same loading,
- * decision scoring, chat, grammar, prefix cache and request queue; only the runtime differs
+ * The page's engine (engine/engine.ts) on onnxruntime-node, in a thread of this process
+ * (engine-thread.ts), supervised as the page supervises its worker: the facade's
+ * EngineSupervisor and hang watchdog restart a thread that crashes, exits or hangs, and the
+ * requests it held fail with 503 `engine_unavailable`. The same loading, decision scoring, chat,
+ * grammar, prefix cache and request queue as the page; only the runtime differs
  * (onnxruntime-node's CPU execution provider, on every core, where the page runs
  * onnxruntime-web). It reads the model from a folder in the hub layout, in place; an HTTP(S)
  * host's files are first made such a folder by model-download.ts (checked, stored, resumed).
  */
-export async function embeddedEngine(options: EmbeddedEngineOptions): Promise<Engine> {
-  const prefix = options.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: options.prefixCacheBytes };
-  // Nothing written beside the package (transformers.js' own file cache): the engine's store is the one cache.
-  env.useFSCache = false;
+export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
   const { root, model } = options;
   if (!folderHasModel(root, model)) {
     throw new JevError('model_load_failed', `The model ${model} is not in ${root}: no ${join(root, model, 'config.json')}. --host names a folder in the hub layout ({folder}/{model}/config.json, {folder}/{model}/onnx/…).`, {
@@ -36,10 +46,29 @@ export async function embeddedEngine(options: EmbeddedEngineOptions): Promise<En
       details: { reason: 'model_not_found', model, host: options.host },
     });
   }
+  // Errors cross the thread's port as the page's cross its worker's (both sides install it).
+  installErrorTransfer();
+  const data: EngineThreadData = { model, root, ...(options.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: options.prefixCacheBytes }) };
+  const supervisor = new EngineSupervisor(() => engineThread(data, options.hang ?? {}), options.maxRestarts === undefined ? {} : { maxRestarts: options.maxRestarts });
+  return {
+    api: supervisor.api,
+    wrapCallback: (fn) => Comlink.proxy(fn),
+    terminate: () => supervisor.terminate(),
+    drill: (action) => supervisor.drill(action),
+    restarts: () => supervisor.restarts,
+  };
+}
+
+/** The engine inside its thread (worker/engine.worker.node.ts): over the folder `data.root`, reporting to `host`. */
+export function threadEngine(data: EngineThreadData, host: EngineHost): Engine {
+  // Nothing written beside the package (transformers.js' own file cache): the engine's store is the one cache.
+  env.useFSCache = false;
+  const { root, model } = data;
   return new Engine({
-    ...prefix,
+    ...(data.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: data.prefixCacheBytes }),
     runtime: { localModelPath: root },
     isNode: true,
+    host,
     source: () => ({ has: async (file) => folderOffers(root, model, file) }),
   });
 }

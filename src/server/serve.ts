@@ -4,6 +4,8 @@ import { clientForEngine } from '../client/client-for-engine.ts';
 import type { JevClient } from '../facade/jev-client.ts';
 import { createHttpHandler } from '../http/http-handler.ts';
 import type { EngineApi, LoadEvent } from '../protocol/engine-api.ts';
+import type { EngineBinding } from '../facade/engine-client.ts';
+import type { HangWatchdogOptions } from '../facade/hang-watchdog.ts';
 import type { ServingBackend } from './backend.ts';
 import type { BackendKind, ServeOptions } from './cli-args.ts';
 import { capConnections, CONNECTION_DEFAULTS, serverOptions, type ConnectionLimits } from './connection-limits.ts';
@@ -42,6 +44,8 @@ export interface ServeDeps {
   warn?: (message: string) => void;
   /** The embedded engine's prefix cache budget (tests). */
   prefixCacheBytes?: number;
+  /** The embedded engine's hang watchdog (tests shorten it; default: the page's). */
+  hang?: HangWatchdogOptions;
 }
 
 /** The backend `options.backend` names. */
@@ -82,12 +86,13 @@ export function exposureWarning(options: Pick<ServeOptions, 'bind' | 'apiKey'>):
 export async function startServer(options: ServeOptions, deps: ServeDeps = {}): Promise<RunningServer> {
   const location = modelLocation(options.model, options.host);
   let backend: ServingBackend | null = null;
-  let engine: EngineApi;
+  let binding: EngineBinding;
   let dtype = options.dtype;
   let host = location.kind === 'folder' ? location.root : location.host;
   if (options.backend) {
     backend = createBackend({ ...options, backend: options.backend, backendUrl: options.backendUrl ?? '' }, deps);
-    engine = new RemoteEngine({ backend, backendModel: options.backendModel, ...(deps.loadModel ? { loadModel: deps.loadModel } : {}) });
+    const remote = new RemoteEngine({ backend, backendModel: options.backendModel, ...(deps.loadModel ? { loadModel: deps.loadModel } : {}) });
+    binding = { api: remote, wrapCallback: (fn) => fn, terminate: () => {} };
     dtype = 'auto';
   } else {
     if (options.device === 'cuda') await refuseCuda();
@@ -98,17 +103,19 @@ export async function startServer(options: ServeOptions, deps: ServeDeps = {}): 
       root = downloaded.root;
       dtype = downloaded.dtype;
     }
-    engine = await embeddedEngine({
+    binding = embeddedEngine({
       model: options.model,
       root: root!,
       host: location.host,
       device: options.device,
       ...(deps.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: deps.prefixCacheBytes }),
+      ...(deps.hang ? { hang: deps.hang } : {}),
     });
     host = location.host;
   }
+  const engine: EngineApi = binding.api;
   const client = clientForEngine(
-    { api: engine, wrapCallback: (fn) => fn, terminate: () => {} },
+    binding,
     { model: options.model, host, device: 'auto', dtype },
     deps.onProgress,
     {},
@@ -171,6 +178,8 @@ export async function startServer(options: ServeOptions, deps: ServeDeps = {}): 
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        // The engine's thread (in-process) stops with the server.
+        client.terminate();
       }),
   };
 }
