@@ -51,6 +51,7 @@ const UI_ROOMS = [
   ['chat', 2],
   ['evaluation', 2],
   ['model', 2],
+  ['extract', 2],
 ];
 
 function layerRules() {

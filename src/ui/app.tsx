@@ -5,6 +5,8 @@ import { ChatPanel } from './chat/chat-panel.tsx';
 import type { ChatStore } from './chat/chat-store.ts';
 import { DecisionPanel } from './decisions/decision-panel.tsx';
 import { EvalPanel } from './evaluation/eval-panel.tsx';
+import { createExtractDraft } from './extract/extract-draft.ts';
+import { ExtractPanel } from './extract/extract-panel.tsx';
 import { ModelPanel } from './model/model-panel.tsx';
 import { probeWebGpu, type WebGpuSupport } from './model/webgpu-probe.ts';
 import { EngineBadge } from './shared/engine-badge.tsx';
@@ -28,9 +30,11 @@ export interface AppProps {
   update: Signal<(() => void) | null>;
 }
 
-/** The playground: the model on one side; decisions and chat on the other. */
+/** The playground: the model on one side; decisions, chat and extraction on the other. */
 export function App({ client, engine, progress, decision, chat, profiles, update }: AppProps) {
   const [webgpu, setWebgpu] = useState<WebGpuSupport | null>(null);
+  // The Extract tab's draft (localStorage-backed), made once for the page's life.
+  const [extract] = useState(createExtractDraft);
   useEffect(() => {
     probeWebGpu().then(setWebgpu, () => setWebgpu({ kind: 'no-adapter' }));
   }, []);
@@ -72,6 +76,7 @@ export function App({ client, engine, progress, decision, chat, profiles, update
                 ),
               },
               { id: 'chat', label: 'Chat', content: <ChatPanel client={client} store={chat} /> },
+              { id: 'extract', label: 'Extract', content: <ExtractPanel client={client} draft={extract} /> },
             ]}
           />
         </main>
