@@ -9,6 +9,7 @@ import { localScorer } from './decision/local-scorer.ts';
 import type { LanguageModel } from './model/language-model.ts';
 import { httpSource } from './load/http-source.ts';
 import { loadWithPolicy } from './load/load-policy.ts';
+import { LoadTimer } from './load/load-timing.ts';
 import { DTYPE_FILES, type ModelSource } from './load/load-model.ts';
 import { modelVersion } from './model/model-version.ts';
 import { PassGate } from './runtime/pass-gate.ts';
@@ -137,13 +138,16 @@ export class Engine implements EngineApi {
   /** Loads under the load policy (load/load-policy.ts), then puts the model in place of the one before. */
   async #loadOn(options: LoadOptions, heard: (e: LoadEvent) => void): Promise<LanguageModel> {
     const weights = weightFiles(heard);
+    const timer = new LoadTimer();
     applyRuntimeConfig(
       { ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}), ...(options.ortBuild ? { ortBuild: options.ortBuild } : {}) },
       options.host,
+      timer,
     );
     const modelCache = this.#config.runtime.modelCache;
     const source = this.#config.source?.(options) ?? httpSource(options, { cacheName: modelCache ? MODEL_CACHE : null });
-    const { lm, adapter, storage } = await loadWithPolicy(options, { source, isNode: this.#config.isNode ?? false, modelCache, onEvent: weights.onEvent });
+    const { lm, adapter, storage } = await loadWithPolicy(options, { source, isNode: this.#config.isNode ?? false, modelCache, onEvent: weights.onEvent, timer });
+    const lastLoad = timer.report();
     const old = this.#lm;
     this.#lm = lm;
     this.#modelBytes = weights.bytes();
@@ -168,6 +172,7 @@ export class Engine implements EngineApi {
       error: null,
       counters: { tokensFed: 0, forwardPasses: 0, residentPasses: 0, liveTensors: 0, wasmHeapBytes: null },
       ...(storage ? { storage } : {}),
+      lastLoad,
     };
     if (lm.device === 'webgpu') await this.#watchDevice();
     return lm;

@@ -107,6 +107,11 @@ export interface EngineStatus {
    * serves from memory): storage-status.ts. Absent where the engine keeps no model cache (Node).
    */
   storage?: ModelStorageStatus;
+  /**
+   * How long the last load took and where it went (src/engine/load/load-timing.ts; docs/benchmarks.md,
+   * "Where a load goes"). Absent before a load.
+   */
+  lastLoad?: LastLoad;
   error: string | null;
   /**
    * The facade's queue (absent in the engine's own status): requests in flight (served or
@@ -118,6 +123,29 @@ export interface EngineStatus {
    * docs/sharing.md): which tab hosts it and how many tabs it serves. Absent with `share: 'tab'`.
    */
   sharing?: SharingStatus;
+}
+
+/**
+ * A phase of a load: `integrity` (hashing files read from, or stored in, the browser's cache),
+ * `storageRead` (reading them from it), `download` (from the network), `wasm` (fetching, compiling
+ * and instantiating WebAssembly: onnxruntime's module at a worker's first load), `rewrites` (the
+ * session rewrites, src/engine/load/session-rewrites.ts), `session` (onnxruntime creating the
+ * session; in Node the whole model read), `firstPass` (the probe pass and, on WebGPU, the long-pass
+ * check), `tokenizer` (reading the tokenizer), `other` (the rest: the host check, the choice of
+ * format, the memory check, transformers.js' own work).
+ */
+export type LoadPhase = 'integrity' | 'storageRead' | 'download' | 'wasm' | 'rewrites' | 'session' | 'firstPass' | 'tokenizer' | 'other';
+
+/** `EngineStatus.lastLoad`. */
+export interface LastLoad {
+  /** Milliseconds from the start of the load until the model could answer. */
+  totalMs: number;
+  /** Milliseconds of each phase; where phases ran at once, an instant counts once, for the more specific (the list's order): they add up to `totalMs`. */
+  phases: Record<LoadPhase, number>;
+  /** Bytes of model files received from the network during the load. */
+  bytesFetched: number;
+  /** Whether every model file the load read came from the browser's cache (none from the network). */
+  fromCache: boolean;
 }
 
 export interface SharingStatus {

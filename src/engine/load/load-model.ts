@@ -7,6 +7,7 @@ import { LanguageModel, type Device, type Dtype } from '../model/language-model.
 import { classifyLoadError } from './load-failure.ts';
 import { ModelHandoff } from './model-handoff.ts';
 import { attachRewrites, rewritesOn, withSessionRewrites } from './session-rewrites.ts';
+import { timingWasm, type LoadTimer } from './load-timing.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
 export const DTYPE_FILES: Record<Dtype, string> = {
@@ -145,6 +146,8 @@ export interface LoadContext {
   offered?: readonly Dtype[];
   /** The embedding and lm_head at 8 bits: unset by format, `true` for fp32 too, `false` for none (LoadOptions.quantizeHead). */
   quantizeHead?: boolean | undefined;
+  /** The load's timing (load-timing.ts): its phases are marked where they happen; none, nothing is timed. */
+  timer?: LoadTimer | undefined;
 }
 
 /**
@@ -169,19 +172,30 @@ export async function loadLanguageModel(
     else if (info.status === 'done') onEvent({ type: 'file-done', file: info.file });
   };
   let lm: LanguageModel | null = null;
+  const timer = context.timer;
+  const timed = <T>(phase: Parameters<LoadTimer['time']>[0], work: () => Promise<T>): Promise<T> => (timer ? timer.time(phase, work) : work());
   try {
-    const tokenizer = await AutoTokenizer.from_pretrained(model, { progress_callback });
-    byteLevelAscii(tokenizer); // the same ids, tokenized faster (byte-level-ascii.ts)
-    const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
-    // In the browser: each weight copied into wasm memory once, logits computed for the rows read
-    // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
-    const rewritten = handoff ? await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device, dtype, context.quantizeHead)) : null;
-    lm = new LanguageModel(model, rewritten ? rewritten.value : await fromPretrained(), tokenizer, device, dtype);
+    const loaded = await timingWasm(timer, async () => {
+      const tokenizer = await timed('tokenizer', () => AutoTokenizer.from_pretrained(model, { progress_callback }));
+      byteLevelAscii(tokenizer); // the same ids, tokenized faster (byte-level-ascii.ts)
+      const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
+      // In the browser: each weight copied into wasm memory once, logits computed for the rows read
+      // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
+      const rewritten = handoff ? await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device, dtype, context.quantizeHead), timer) : null;
+      // In Node the whole read of the model (from disk) counts as the session's creation.
+      lm = new LanguageModel(model, rewritten ? rewritten.value : await timed('session', fromPretrained), tokenizer, device, dtype);
+      return { lm, rewritten };
+    });
+    lm = loaded.lm;
+    const { rewritten } = loaded;
     if (rewritten) attachRewrites(lm, rewritten.report);
-    await probe(lm);
-    // The long-pass check, where a graph has a fused attention kernel or was not read (fused-attention.ts).
-    const fused = rewritten ? rewritten.report.fusedAttention : null;
-    if (device === 'webgpu' && (fused === null || fused.length > 0)) lm.maxPassTokens = await passLimit(lm);
+    const ready = lm;
+    await timed('firstPass', async () => {
+      await probe(ready);
+      // The long-pass check, where a graph has a fused attention kernel or was not read (fused-attention.ts).
+      const fused = rewritten ? rewritten.report.fusedAttention : null;
+      if (device === 'webgpu' && (fused === null || fused.length > 0)) ready.maxPassTokens = await passLimit(ready);
+    });
     return lm;
   } catch (e) {
     await lm?.dispose().catch(() => undefined);

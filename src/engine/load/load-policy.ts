@@ -18,6 +18,7 @@ import {
 } from './load-model.ts';
 import { checkMemory, withSmallerDtype, type MemoryCheck } from './memory/memory-check.ts';
 import type { IntegrityCache } from './storage/integrity-cache.ts';
+import type { LoadTimer } from './load-timing.ts';
 import { storageMark, storageReport } from './storage/storage-report.ts';
 
 /**
@@ -42,6 +43,8 @@ export interface LoadPolicyDeps {
   /** The load's events (progress, `fallback`). */
   onEvent: (e: LoadEvent) => void;
   steps?: Partial<LoadSteps>;
+  /** The load's timing (load-timing.ts), handed to the load's steps; `status().lastLoad` reports it. */
+  timer?: LoadTimer | undefined;
 }
 
 /** A model loaded under the policy, with what the engine's status reports of the load. */
@@ -79,12 +82,12 @@ export async function loadWithPolicy(options: LoadOptions, deps: LoadPolicyDeps)
   let lm: LanguageModel;
   try {
     try {
-      lm = await loadOn(options, resolved, source, config, onEvent, steps);
+      lm = await loadOn(options, resolved, source, config, onEvent, steps, deps.timer);
     } catch (e) {
       if (resolved.device !== 'webgpu' || options.device === 'webgpu' || !deviceMayFallBack(e) || corrupt()) throw e;
       onEvent({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: (e as Error).message });
       resolved = { device: 'wasm', shaderF16: false, adapter: null };
-      lm = await loadOn(options, resolved, source, config, onEvent, steps);
+      lm = await loadOn(options, resolved, source, config, onEvent, steps, deps.timer);
     }
   } catch (e) {
     throw corrupt() ?? e;
@@ -106,6 +109,7 @@ async function loadOn(
   config: unknown,
   onEvent: (e: LoadEvent) => void,
   steps: LoadSteps,
+  timer?: LoadTimer,
 ): Promise<LanguageModel> {
   const { device, shaderF16 } = resolved;
   let dtype: Dtype;
@@ -126,7 +130,7 @@ async function loadOn(
   const memory: MemoryCheck = { model: options.model, device, shaderF16, dtype, auto: options.dtype === 'auto', source, config, quantizeHead: options.quantizeHead };
   dtype = await steps.checkMemory(memory);
   try {
-    return await steps.loadLanguageModel(options.model, device, dtype, onEvent, { shaderF16, quantizeHead: options.quantizeHead });
+    return await steps.loadLanguageModel(options.model, device, dtype, onEvent, { shaderF16, quantizeHead: options.quantizeHead, timer });
   } catch (e) {
     if (loadFailureReason(e) === 'insufficient_memory') throw await withSmallerDtype(e as JevError, { ...memory, dtype });
     if (loadFailureReason(e) !== 'unsupported_format' || (e as JevError).details?.['instead']) throw e;

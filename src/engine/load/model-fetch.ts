@@ -1,4 +1,5 @@
 import type { IntegrityCache } from './storage/integrity-cache.ts';
+import type { LoadTimer } from './load-timing.ts';
 import { currentHandoff, ModelHandoff } from './model-handoff.ts';
 import { oneBufferBody } from './one-buffer-body.ts';
 import { OneBufferResponse } from './one-buffer-response.ts';
@@ -29,8 +30,16 @@ type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
  * left to the garbage collector (transformers.js' own caching made two: a copy in a `Response` it
  * stores and the stream's chunks — measured, 520 MiB of a 135M model stayed in the renderer for
  * as long as it was watched). Without a cache, responses only get one-buffer bodies.
+ *
+ * With the load's `timer` (load-timing.ts): reads from the cache are timed as `storageRead` (their
+ * hashing as `integrity`), downloads as `download` until their last byte, and their bytes counted.
  */
-export function modelFetch(network: Fetch, cache: IntegrityCache | null, handoffs: () => ModelHandoff | null = currentHandoff): Fetch {
+export function modelFetch(
+  network: Fetch,
+  cache: IntegrityCache | null,
+  handoffs: () => ModelHandoff | null = currentHandoff,
+  timer: LoadTimer | null = null,
+): Fetch {
   return async (input, init) => {
     const url = typeof input === 'string' ? input : input.href;
     const method = (init?.method ?? 'GET').toUpperCase();
@@ -40,26 +49,39 @@ export function modelFetch(network: Fetch, cache: IntegrityCache | null, handoff
       return headers ? new Response(null, { status: 200, headers }) : network(input, init);
     }
     const handoff = ModelHandoff.carries(url) ? handoffs() : null;
+    const endRead = cache ? timer?.begin('storageRead') : undefined;
     if (handoff) {
-      const hit = await cache?.read(url);
+      const hit = await cache?.read(url, timer);
+      endRead?.();
       if (hit) {
+        timer?.cached(hit.bytes.byteLength);
         handoff.progress(url, hit.bytes.byteLength, hit.bytes.byteLength);
         return new Response(handoff.deposit(url, hit.bytes), { status: 200, headers: hit.headers });
       }
     } else {
-      const hit = await cache?.match(url);
-      if (hit) return hit;
+      const hit = await cache?.match(url, timer);
+      endRead?.();
+      if (hit) {
+        timer?.cached(Number(hit.headers.get('content-length')) || 0);
+        return hit;
+      }
     }
+    const endDownload = timer?.begin('download');
     const { response, prefix } = await resumeFetch(network, url, init, cache?.partials ?? null, (bytes) => cache?.resumed.push({ key: url, bytes }));
-    if (response.status !== 200 || !response.body) return response;
+    if (response.status !== 200 || !response.body) {
+      endDownload?.();
+      return response;
+    }
     const size = Number(response.headers.get('content-length'));
     const announced = Number.isSafeInteger(size) && size > 0 ? size : 0;
     // Before the download: is there room to store it? (Served either way.)
     const storable = !!cache && announced > 0 && (await cache.admit(url, announced - (prefix?.byteLength ?? 0)));
     let ticket: Uint8Array<ArrayBuffer> | null = null;
     const onEnd = async (bytes: ArrayBuffer) => {
+      endDownload?.();
+      timer?.fetched(bytes.byteLength - (prefix?.byteLength ?? 0));
       try {
-        await cache?.store(url, bytes, response.headers);
+        await cache?.store(url, bytes, response.headers, timer);
       } catch (e) {
         releaseBuffer(bytes);
         throw e;

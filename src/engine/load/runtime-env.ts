@@ -1,6 +1,8 @@
 import { env } from '@huggingface/transformers';
 import type { IntegrityCache } from './storage/integrity-cache.ts';
 import { modelFetch } from './model-fetch.ts';
+import { currentHandoff } from './model-handoff.ts';
+import type { LoadTimer } from './load-timing.ts';
 import { ORT_BUILDS, type OrtBuild, type OrtBuildChoice, resolveOrtBuild } from '../runtime/ort-build.ts';
 
 /** transformers.js' own fetch, as it was when the engine was imported; the engine wraps it once per load. */
@@ -30,7 +32,8 @@ export interface RuntimeConfig {
 /** The build the worker's onnxruntime was pointed at first (it cannot switch afterwards). */
 let pinnedBuild: OrtBuild | null = null;
 
-export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefined): void {
+/** Applies `config` for a load; `timer` (load-timing.ts) times that load's reads of model files. */
+export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefined, timer: LoadTimer | null = null): void {
   const folder = config.localModelPath ? (config.localModelPath.endsWith('/') ? config.localModelPath : `${config.localModelPath}/`) : null;
   if (folder && !env.useFS) {
     // In a browser a model folder is a host on this origin, read as one. transformers.js checks a
@@ -52,7 +55,7 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
     }
   }
   // Model files read into one buffer each, cached by the engine's own cache (model-fetch.ts).
-  if (TRANSFORMERS_FETCH) env.fetch = modelFetch(TRANSFORMERS_FETCH, config.modelCache ?? null);
+  if (TRANSFORMERS_FETCH) env.fetch = modelFetch(TRANSFORMERS_FETCH, config.modelCache ?? null, currentHandoff, timer);
   if (config.modelCache) {
     env.useBrowserCache = false;
     env.useCustomCache = false;

@@ -11,6 +11,7 @@ import { keepLogitsRows } from '../graph/logits-to-keep.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
 import type { EngineStatus } from '../../protocol/engine-api.ts';
+import type { LoadTimer } from './load-timing.ts';
 
 /**
  * The name under which a model's own file is mounted as the external data of its externalized
@@ -118,6 +119,8 @@ export async function withSessionRewrites<T>(
   load: () => Promise<T>,
   handoff: ModelHandoff | null = null,
   rewrites: SessionRewriteOptions = {},
+  /** The load's timing: each session's rewrites and its creation by onnxruntime, as `rewrites` and `session`. */
+  timer: LoadTimer | null = null,
 ): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
   const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 }, kernelHead: null, tiedHead: 0, released: 0, collected: null, fusedAttention: [] };
@@ -129,8 +132,11 @@ export async function withSessionRewrites<T>(
     const [read, options] = args as [unknown, SessionOptions | undefined];
     if (!(read instanceof Uint8Array) || args.length > 2) {
       report.fusedAttention = null; // a graph this does not read
-      return original.apply(this, args);
+      const endSession = timer?.begin('session');
+      const created = original.apply(this, args);
+      return endSession ? created.finally(endSession) : created;
     }
+    const endRewrites = timer?.begin('rewrites');
     // What transformers.js read may be a ticket: the bytes are then the file the fetch deposited (model-handoff.ts).
     const readData = (options?.externalData ?? []).map((file) => (isFile(file) ? file.data : null));
     const model = resolve(read);
@@ -190,7 +196,10 @@ export async function withSessionRewrites<T>(
       graph = int8.graph;
       externalData.push({ path: INT8_WEIGHTS, data: int8.weights });
     }
+    endRewrites?.();
+    const endSession = timer?.begin('session');
     const created = original.call(this, graph, options?.externalData || rewritten || int8 || head || tied ? { ...options, externalData } : options);
+    if (endSession) void created.then(endSession, endSession);
     return created.then((session) => {
       // The session holds its own copy of every weight now: the files' bytes can go.
       const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);

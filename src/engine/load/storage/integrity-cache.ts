@@ -15,6 +15,7 @@ import { PartialDownloads } from './partial-downloads.ts';
 import { releaseBuffer } from '../release-buffer.ts';
 import { storageRoom } from './storage-room.ts';
 import { fits, refusalReason, type UnstoredFile } from './unstored-file.ts';
+import type { LoadTimer } from '../load-timing.ts';
 
 export const MODEL_CACHE = 'transformers-cache';
 const SIZE = 'x-jev-size';
@@ -76,17 +77,18 @@ export class IntegrityCache {
     return false;
   }
 
-  async match(key: string): Promise<Response | undefined> {
-    const hit = await this.read(key);
+  async match(key: string, timer: LoadTimer | null = null): Promise<Response | undefined> {
+    const hit = await this.read(key, timer);
     // Handed out as views over its buffer, released once read (one-buffer-body.ts): no second copy, no garbage.
     return hit && new OneBufferResponse(bufferBody(hit.bytes), { status: 200, headers: hit.headers });
   }
 
   /**
    * The stored file under `key`, checked, in one buffer (the caller's: it releases it), with its
-   * headers; undefined when there is none or it was damaged (then it is dropped).
+   * headers; undefined when there is none or it was damaged (then it is dropped). Its hashing is
+   * timed as `integrity` where the load's `timer` is given.
    */
-  async read(key: string): Promise<{ bytes: ArrayBuffer; headers: Headers } | undefined> {
+  async read(key: string, timer: LoadTimer | null = null): Promise<{ bytes: ArrayBuffer; headers: Headers } | undefined> {
     const cache = await this.#open();
     const hit = await cache?.match(key).catch(() => undefined);
     if (!cache || !hit) return undefined;
@@ -99,7 +101,7 @@ export class IntegrityCache {
       body = await hit.arrayBuffer().catch(() => null);
       if (!body) problem = 'evicted';
       else if (body.byteLength !== size) problem = 'size';
-      else if ((await sha256(body)) !== sha) problem = 'hash';
+      else if ((await sha256(body, timer)) !== sha) problem = 'hash';
     }
     if (problem || !body) {
       if (body) releaseBuffer(body);
@@ -125,8 +127,8 @@ export class IntegrityCache {
    * A body `admit` turned away, or whose write the browser refuses, is only checked: resolves
    * whether it was stored.
    */
-  async store(key: string, body: ArrayBuffer, headers: Headers): Promise<boolean> {
-    const sha = await sha256(body);
+  async store(key: string, body: ArrayBuffer, headers: Headers, timer: LoadTimer | null = null): Promise<boolean> {
+    const sha = await sha256(body, timer);
     const stated = statedSha256(headers);
     if (stated && stated !== sha) {
       this.refused.push({ key, sha256: sha, stated });
@@ -154,8 +156,9 @@ export class IntegrityCache {
   }
 }
 
-async function sha256(body: ArrayBuffer): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body));
+async function sha256(body: ArrayBuffer, timer: LoadTimer | null = null): Promise<string> {
+  const hashing = () => crypto.subtle.digest('SHA-256', body);
+  const digest = new Uint8Array(await (timer ? timer.time('integrity', hashing) : hashing()));
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
