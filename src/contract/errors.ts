@@ -22,6 +22,8 @@ export const errorCodes = {
   unsupported_media_type: 415,
   context_length_exceeded: 422,
   unprocessable: 422,
+  /** A response format or tool's grammar outgrew the compile's bound in time or memory (docs/structured-output.md). */
+  schema_too_complex: 422,
   queue_full: 429,
   aborted: 499,
   engine_error: 500,

@@ -1,9 +1,10 @@
-import { JevError, toJevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
+import { JevError, parseChatRequest, toJevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
 import { idleStatus, type CallHandle, type DebugAction, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../protocol/engine-api.ts';
 import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat/chat.ts';
 import { GrammarCache } from './grammar/grammar-cache.ts';
-import { XGrammarBackend } from './grammar/xgrammar-backend.ts';
+import { WorkerGrammarBackend, type GrammarLimits } from './grammar/worker-grammar-backend.ts';
+import { warmGrammar } from './chat/request-grammar.ts';
 import { decide } from './decision/decide.ts';
 import { localScorer } from './decision/local-scorer.ts';
 import type { LanguageModel } from './model/language-model.ts';
@@ -35,6 +36,8 @@ export interface EngineConfig {
    * of `navigator.deviceMemory`, within 32–256 MiB.
    */
   prefixCacheBytes?: number;
+  /** The bounds of a grammar's compile, in time and memory (grammar/worker-grammar-backend.ts). */
+  grammar?: GrammarLimits;
 }
 
 /**
@@ -67,7 +70,7 @@ export class Engine implements EngineApi {
   readonly #priors = new PriorCache();
   readonly #prefixes: PrefixCache;
   /** Compiled grammars of response formats (grammar/); xgrammar itself loads on the first that needs it. */
-  readonly #grammars = new GrammarCache(new XGrammarBackend());
+  readonly #grammars: GrammarCache;
   readonly #gate = new PassGate();
   /** The signal of the request being served (one at a time): a pass held at the gate ends with it. */
   #serving: AbortSignal | null = null;
@@ -87,6 +90,7 @@ export class Engine implements EngineApi {
     this.#config = config;
     const deviceMemory = (globalThis.navigator as { deviceMemory?: number } | undefined)?.deviceMemory;
     this.#prefixes = new PrefixCache(config.prefixCacheBytes ?? defaultPrefixCacheBytes(deviceMemory));
+    this.#grammars = new GrammarCache(new WorkerGrammarBackend(config.grammar));
   }
 
   /** The loaded model, for tests and the benchmark that drive it directly. */
@@ -225,12 +229,30 @@ export class Engine implements EngineApi {
   }
 
   async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion> {
+    await this.#grammarAhead(body);
     return this.#front.chat(body, call, (lm, request, signal) => {
       // A stream that has begun cannot be told again: it is retried only before its first chunk.
       let begun = false;
       const sent = onChunk && ((chunk: ChatCompletionChunk) => ((begun = true), onChunk(chunk)));
       return this.#underPressure(() => complete(lm, request, { signal, onChunk: sent, prefixes: this.#prefixes, grammars: this.#grammars }), () => !begun);
     });
+  }
+
+  /**
+   * A chat's grammar, compiled on a grammar worker before the request takes its turn in the
+   * queue, so that the requests before it are served meanwhile (chat/request-grammar.ts). A body
+   * the front refuses is left to it, as is a request that finds no model.
+   */
+  async #grammarAhead(body: unknown): Promise<void> {
+    const lm = await this.#ready().catch(() => null);
+    if (!lm) return;
+    let request: ReturnType<typeof parseChatRequest>;
+    try {
+      request = parseChatRequest(body);
+    } catch {
+      return;
+    }
+    await warmGrammar(lm, request, this.#grammars);
   }
 
   async cancel(callId: string): Promise<void> {

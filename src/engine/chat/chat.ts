@@ -3,7 +3,7 @@ import { enableThinkingFor, JevError, type ChatCompletion, type ChatCompletionCh
 import { fitConversation } from './chat-prompt.ts';
 import { promptOpensThink, ReasoningSplitter, templateThinks } from './chat-reasoning.ts';
 import { constraintStart, maskLogProbs, ReplyConstraint } from './constraint.ts';
-import type { GrammarFormat } from '../grammar/backend.ts';
+import { atRequestPath, grammarFormat } from './request-grammar.ts';
 import type { GrammarCache } from '../grammar/grammar-cache.ts';
 import { chatTemplateOf } from '../model/chat-template.ts';
 import { LanguageModel } from '../model/language-model.ts';
@@ -14,7 +14,7 @@ import { seededRandom } from '../runtime/seeded-random.ts';
 import { stopTokenIds, stopTokenTexts } from './stop-tokens.ts';
 import { TextStream } from './text-stream.ts';
 import { ToolCallStream } from './tool-call-stream.ts';
-import { toolCallFormat, toolCallPlan, toolStyleOf, type ToolCallPlan } from './tool-format.ts';
+import { toolCallPlan, toolStyleOf } from './tool-format.ts';
 
 export { stopTokenIds } from './stop-tokens.ts';
 
@@ -82,7 +82,7 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
   const freeText = format === null || (format.type === 'tool_calls' && !format.forced && format.answer === null);
   const stops = freeText ? [...request.stop, ...stopTokenTexts(lm, eos)] : request.stop;
   const calls = plan ? new ToolCallStream(plan.calls, () => `call_${callId()}`) : null;
-  const constraint = format ? await ReplyConstraint.open(options.grammars!, lm, format, eos, constraintStart(thinks, promptText)) : null;
+  const constraint = format ? await ReplyConstraint.open(options.grammars!, lm, format, eos, constraintStart(thinks, promptText)).catch((e: unknown) => Promise.reject(atRequestPath(e, request, plan))) : null;
   try {
     const random = seededRandom(request.seed ?? randomSeed());
     const stream = new TextStream<TokenLogprob>((ids) => lm.tokenizer.decode(ids, { skip_special_tokens: true }), stops);
@@ -208,16 +208,6 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
   } finally {
     constraint?.dispose();
   }
-}
-
-/** The grammar a request asks for: its tool calls (with the response format as the other answer), its response_format, or null for text. */
-function grammarFormat(request: ChatRequest, plan: ToolCallPlan | null): GrammarFormat | null {
-  const f = request.response_format;
-  const answer = f.type === 'json_object' ? { type: 'object' } : f.type === 'json_schema' ? f.json_schema.schema : null;
-  if (plan) return toolCallFormat(plan, answer);
-  if (f.type === 'json_object') return { type: 'json_object' };
-  if (f.type === 'json_schema') return { type: 'json_schema', schema: f.json_schema.schema };
-  return null;
 }
 
 function tokenLogprob(lm: LanguageModel, token: number, logp: Float64Array, top: number): TokenLogprob {

@@ -19,6 +19,7 @@
  */
 import { JevError } from '../../contract/index.ts';
 import { maskAllows, maskIsEmpty, type GrammarFormat, type GrammarMatcher } from '../grammar/backend.ts';
+import { GrammarLost } from '../grammar/worker-grammar-backend.ts';
 import type { GrammarCache } from '../grammar/grammar-cache.ts';
 import { expNonPositive } from '../model/exp-non-positive.ts';
 import type { LanguageModel } from '../model/language-model.ts';
@@ -56,6 +57,11 @@ export class ReplyConstraint {
   #answerFrom = 0;
   /** Whether the reply's text now ends inside a JSON string. */
   #inString = false;
+  /**
+   * The next mask's fill, asked for as soon as the last token was accepted: a grammar worker
+   * (grammar/worker-grammar-backend.ts) fills it while the model runs the next forward pass.
+   */
+  #next: Promise<void> | null = null;
 
   private constructor(matcher: GrammarMatcher, width: number, stopTokens: Iterable<number>, phase: ConstraintStart, thinkOpen: number | null, format: GrammarFormat) {
     this.#matcher = matcher;
@@ -73,13 +79,21 @@ export class ReplyConstraint {
    */
   static async open(grammars: GrammarCache, lm: LanguageModel, format: GrammarFormat, stopTokens: Iterable<number>, start: ConstraintStart): Promise<ReplyConstraint> {
     const vocab = grammars.vocabulary(lm, stopTokens);
-    const grammar = await grammars.grammar(vocab, format);
-    const matcher = await grammars.matcher(grammar);
+    let matcher: GrammarMatcher;
+    try {
+      matcher = await grammars.matcher(await grammars.grammar(vocab, format));
+    } catch (e) {
+      // Its grammar worker was terminated (at another compile's bound) since it was compiled: once more.
+      if (!(e instanceof GrammarLost)) throw e;
+      matcher = await grammars.matcher(await grammars.grammar(vocab, format));
+    }
     try {
       const ids = start === 'may-think' ? lm.encode(OPEN, false) : [];
       const constraint = new ReplyConstraint(matcher, vocab.width, vocab.stopTokenIds, start, ids.length === 1 ? ids[0]! : null, format);
       await matcher.fillNextTokenBitmask(constraint.#mask, constraint.#jsonSafe);
       if (maskIsEmpty(constraint.#mask)) throw unwritable(lm);
+      // The first step's mask is this one.
+      constraint.#next = Promise.resolve();
       return constraint;
     } catch (e) {
       matcher.dispose();
@@ -105,7 +119,9 @@ export class ReplyConstraint {
   async nextMask(): Promise<Int32Array> {
     if (this.#phase === 'thinking') return this.#thinking;
     const mask = this.#mask;
-    await this.#matcher.fillNextTokenBitmask(mask, this.#jsonSafe);
+    const next = this.#next ?? this.#matcher.fillNextTokenBitmask(mask, this.#jsonSafe);
+    this.#next = null;
+    await next;
     if (maskIsEmpty(mask)) throw new JevError('unprocessable', "The model's vocabulary cannot go on writing this response_format: the grammar allows none of its tokens next.", { param: 'response_format' });
     if (this.#phase === 'may-think') mask[this.#thinkOpen! >> 5] = mask[this.#thinkOpen! >> 5]! | (1 << (this.#thinkOpen! & 31));
     return mask;
@@ -129,6 +145,10 @@ export class ReplyConstraint {
     this.#phase = 'now';
     if (!this.#matcher.accept(token)) throw new Error(`the grammar refused token ${token}, which its own mask allowed`);
     if (this.#calls) this.#inString = endsInString(reply, this.#jsonFrom(reply));
+    const next = this.#matcher.fillNextTokenBitmask(this.#mask, this.#jsonSafe);
+    // Awaited by the next step's `nextMask`; a reply that ends first leaves it unread.
+    next.catch(() => undefined);
+    this.#next = next;
   }
 
   /** Whether the next token must be one JSON text may hold. */

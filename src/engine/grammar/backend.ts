@@ -49,6 +49,8 @@ export interface ToolCallFormat {
 export interface CompiledGrammar {
   /** The format, as the cache keys it. */
   readonly key: string;
+  /** Whether it can no longer make matchers (its grammar worker was terminated): the cache compiles it again. */
+  readonly gone?: boolean;
   dispose(): void;
 }
 
@@ -69,7 +71,11 @@ export interface GrammarMatcher {
 
 export interface GrammarBackend {
   readonly name: string;
-  /** Compiles `format` for `vocab` (synchronous work in the grammar engine: milliseconds to seconds). */
+  /**
+   * Compiles `format` for `vocab`: milliseconds to seconds of work in the grammar engine (in
+   * worker-grammar-backend.ts, on a grammar worker, bounded in time and memory: past the bound,
+   * 422 `schema_too_complex`).
+   */
   compile(vocab: TokenVocabulary, format: GrammarFormat): Promise<CompiledGrammar>;
   matcher(grammar: CompiledGrammar): Promise<GrammarMatcher>;
   /** Releases what the backend keeps for `vocab` (its tokenizer tables); grammars compiled for it must be disposed first. */

@@ -163,9 +163,11 @@ export class XGrammarBackend implements GrammarBackend {
   readonly name = 'xgrammar';
   readonly #compilers = new Map<TokenVocabulary, Promise<{ info: XgTokenizerInfo; compiler: XgCompiler }>>();
 
-  async compile(vocab: TokenVocabulary, format: GrammarFormat): Promise<CompiledGrammar> {
+  /** `started`: called once xgrammar and the vocabulary's tables are ready, as the compile's own work begins (its time bound, worker-grammar-backend.ts). */
+  async compile(vocab: TokenVocabulary, format: GrammarFormat, started?: () => void): Promise<CompiledGrammar> {
     const xg = await loadXGrammar();
     const { compiler } = await this.#compilerFor(xg, vocab);
+    started?.();
     capture = [];
     try {
       if (format.type === 'tool_calls') {

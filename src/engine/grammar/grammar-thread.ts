@@ -1,0 +1,76 @@
+/**
+ * Starts a grammar worker (grammar-worker.ts) where the engine runs: a dedicated module Worker in
+ * the browser (the engine's worker spawns it: nested workers are allowed; Vite bundles
+ * worker/grammar.worker.ts for it, as `new Worker(new URL(…))` below), a `worker_threads` Worker
+ * in Node (vitest, the bench and the scripts, which run the TypeScript sources: the worker loads
+ * worker/grammar.worker.node.ts through tsx's loader, as its parent did).
+ */
+import type { GrammarReply, GrammarRequest, GrammarThread } from './grammar-worker-protocol.ts';
+
+/** Whether the engine runs in Node (no Worker of the web). */
+function inNode(): boolean {
+  const g = globalThis as { process?: { versions?: { node?: string } }; Worker?: unknown };
+  return typeof g.process?.versions?.node === 'string' && typeof g.Worker !== 'function';
+}
+
+export async function spawnGrammarThread(): Promise<GrammarThread> {
+  return inNode() ? nodeThread() : webThread();
+}
+
+function webThread(): GrammarThread {
+  const worker = new Worker(new URL('../../../worker/grammar.worker.ts', import.meta.url), { type: 'module', name: 'jev-grammar' });
+  return {
+    post: (message: GrammarRequest) => worker.postMessage(message),
+    listen(onReply, onDeath) {
+      worker.onmessage = (event: MessageEvent<GrammarReply>) => onReply(event.data);
+      worker.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        onDeath(event.message || 'the grammar worker failed');
+      };
+    },
+    terminate: () => worker.terminate(),
+  };
+}
+
+interface NodeWorker {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (value: GrammarReply) => void): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  on(event: 'exit', listener: (code: number) => void): void;
+  terminate(): Promise<number>;
+  unref(): void;
+}
+
+async function nodeThread(): Promise<GrammarThread> {
+  const specifier = 'node:worker_threads'; // not a literal: the browser's bundle leaves it alone
+  const { Worker: NodeWorkerClass } = (await import(/* @vite-ignore */ specifier)) as { Worker: new (url: URL) => NodeWorker };
+  const moduleSpecifier = 'node:module';
+  const urlSpecifier = 'node:url';
+  const { createRequire } = (await import(/* @vite-ignore */ moduleSpecifier)) as { createRequire(url: string): { resolve(id: string): string } };
+  const { pathToFileURL } = (await import(/* @vite-ignore */ urlSpecifier)) as { pathToFileURL(path: string): URL };
+  const entry = ['..', '..', '..', 'worker', 'grammar.worker.node.ts'].join('/'); // not a literal: Vite would emit it as an asset
+  const url = new URL(entry, import.meta.url).href;
+  // The ES module build of tsx's API (its exports give `require` the CommonJS one).
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  // An ES module (not an eval script, whose `module` and `exports` globals would take xgrammar's
+  // UMD exports): tsx's loader, registered inside the worker, reads the TypeScript entry.
+  const boot = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(url)});`;
+  const worker = new NodeWorkerClass(new URL(`data:text/javascript,${encodeURIComponent(boot)}`));
+  // A worker left idle does not keep the process alive.
+  worker.unref();
+  let ended = false;
+  return {
+    post: (message: GrammarRequest) => worker.postMessage(message),
+    listen(onReply, onDeath) {
+      worker.on('message', onReply);
+      worker.on('error', (e) => onDeath(e.message));
+      worker.on('exit', (code) => {
+        if (!ended) onDeath(`the grammar worker exited (code ${code})`);
+      });
+    },
+    terminate: () => {
+      ended = true;
+      void worker.terminate();
+    },
+  };
+}
