@@ -6,7 +6,9 @@
  * - one text part, or only text parts: their texts joined with "\n" (the Jev shape's rule for an
  *   array of text parts);
  * - one JSON part holding an object or array: that value, which the Jev shape renders as JSON with
- *   sorted keys (`experimental_decide({ state: {...} })` arrives as such a part);
+ *   sorted keys (`experimental_decide({ state: {...} })` arrives as such a part), unless it is an
+ *   array of `{type:'text'}` objects, which the Jev shape would read as text: that one is written
+ *   as its JSON text here, as a JSON part should be;
  * - anything else (text and JSON mixed, a JSON scalar): each part as text (JSON parts rendered as
  *   the Jev shape renders a JSON state), joined with "\n";
  * - a file part: refused, naming it (`state[i]`); the loaded model reads text only.
@@ -21,7 +23,7 @@ import type {
   Experimental_DecisionModelV4State as DecisionState,
   JSONValue,
 } from '@ai-sdk/provider';
-import { renderState, type QuestionInput } from '../contract/index.ts';
+import { isTextPart, renderState, type QuestionInput } from '../contract/index.ts';
 import { invalidArgument, providerMessages } from './provider-errors.ts';
 
 /** A JSON value with object keys sorted, recursively (key order never changes a prompt). */
@@ -37,9 +39,13 @@ function sortedJson(value: unknown): unknown {
 
 const isContainer = (v: JSONValue): boolean => v !== null && typeof v === 'object';
 
+/** An array of `{type:'text'}` objects: the Jev shape would read it as text parts, not as JSON. */
+const looksLikeTextParts = (v: JSONValue): boolean => Array.isArray(v) && v.length > 0 && v.every(isTextPart);
+
 /** One JSON part as the text the Jev shape would read for it as a whole state. */
 function jsonPartText(value: JSONValue, index: number): string {
   if (!isContainer(value)) return JSON.stringify(value);
+  if (looksLikeTextParts(value)) return JSON.stringify(sortedJson(value), null, 2);
   try {
     return renderState(value);
   } catch (e) {
@@ -55,7 +61,7 @@ export function decisionState(parts: DecisionState): unknown {
   });
   const only = parts.length === 1 ? parts[0] : undefined;
   if (only?.type === 'text') return only.text;
-  if (only?.type === 'json' && isContainer(only.value)) return only.value;
+  if (only?.type === 'json' && isContainer(only.value) && !looksLikeTextParts(only.value)) return only.value;
   return parts
     .map((part, i) => {
       switch (part.type) {

@@ -88,6 +88,11 @@ describe(`jevLocal(client).decisionModel() under experimental_decide, on ${MODEL
     const text = `Ticket from the web form:\n${JSON.stringify({ a: 'x', b: [1, 2] }, null, 2)}`;
     expectSameAnswers(mixed.answers, await client.decisions.create({ model: 'jev', state: text, questions: JEV_QUESTIONS }));
 
+    // A JSON part that looks like text parts is still JSON (keys sorted).
+    const lookalike = [{ type: 'text', text: 'hi' }];
+    const asJson = await experimental_decide({ model, state: [{ type: 'json', value: lookalike }], questions: QUESTIONS, maxRetries: 0 });
+    expectSameAnswers(asJson.answers, await client.decisions.create({ model: 'jev', state: JSON.stringify([{ text: 'hi', type: 'text' }], null, 2), questions: JEV_QUESTIONS }));
+
     // Instructions and descriptions given as JSON are their JSON text, keys sorted.
     const jsonInstructions = await experimental_decide({
       model,
