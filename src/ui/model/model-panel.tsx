@@ -11,6 +11,7 @@ import { CacheStatus } from './cache-status.tsx';
 import { DeviceInfo } from './device-info.tsx';
 import { MemoryFacts } from './memory-facts.tsx';
 import { MemoryOffer } from './memory-offer.tsx';
+import { LoadFacts } from './load-facts.tsx';
 import { ModelFacts } from './model-facts.tsx';
 import { dtypesOf, findRegistryModel, MODEL_REGISTRY, type RegistryModel } from './model-registry.ts';
 import { ProgressList } from './progress-list.tsx';
@@ -174,6 +175,8 @@ export function ModelPanel({ client, engine, progress, webgpu }: ModelPanelProps
       <StorageFacts progress={progress} status={state.phase === 'ready' ? state.status : null} host={state.target.host} />
       {state.phase === 'ready' && (
         <>
+          <h3>Last load</h3>
+          <LoadFacts lastLoad={state.status.lastLoad} />
           <h3>Memory</h3>
           <MemoryFacts client={client} refreshKey={loadKey} />
           <h3>Tabs</h3>
