@@ -13,3 +13,8 @@ export * from './calibration-fit.ts';
 export * from './evaluate.ts';
 export * from './svg.ts';
 export * from './report-markdown.ts';
+export * from './extraction-types.ts';
+export * from './extraction-dataset.ts';
+export * from './extraction-metrics.ts';
+export * from './extraction-evaluate.ts';
+export * from './extraction-report.ts';

@@ -25,7 +25,7 @@ function short(text: string, chars: number): string {
  * the bin's accuracy, spanning the bin; a dot at the bin's mean confidence (class `confidence`);
  * the diagonal of perfect calibration. Each bar's <title> gives the bin's numbers.
  */
-export function reliabilitySvg(metrics: QuestionMetrics): string {
+export function reliabilitySvg(metrics: Pick<QuestionMetrics, 'key' | 'items' | 'ece' | 'reliability'>): string {
   const size = 240;
   const left = 44;
   const top = 28;
