@@ -47,6 +47,27 @@ export function enforceablePattern(source: string): PatternCheck {
   }
 }
 
+/**
+ * Why `source` cannot be enforced for its syntax (an invalid expression, lookaround,
+ * backreferences, word boundaries, `\\p{…}`, inline modifiers, `{,n}`, a count above
+ * `maxPatternRepeat`), or null. The characters it needs are the grammar compiler's business
+ * (engine/grammar/json-schema/): it writes `"`, `\\` and control characters escaped.
+ */
+export function patternSyntaxProblem(source: string): string | null {
+  try {
+    new RegExp(source, 'u');
+  } catch (e) {
+    return `it is not a valid regular expression (${(e as Error).message})`;
+  }
+  try {
+    new PatternReader(source, true).read();
+    return null;
+  } catch (e) {
+    if (e instanceof Refusal) return e.message;
+    throw e;
+  }
+}
+
 class Refusal extends Error {}
 
 const CLASS_ESCAPES: Record<string, readonly Range[]> = {
@@ -69,7 +90,7 @@ class PatternReader {
   #i = 0;
   #depth = 0;
 
-  constructor(private readonly src: string) {}
+  constructor(private readonly src: string, private readonly syntaxOnly = false) {}
 
   read(): string {
     const body = this.#alternatives(true);
@@ -231,6 +252,7 @@ class PatternReader {
   #print(set: CharSet): string {
     const { ascii, others } = jsonSafe(set);
     if (ascii.length === 0 && others.length === 0) {
+      if (this.syntaxOnly) return '';
       throw new Refusal('it needs a character a JSON string holds only escaped (\'"\', "\\", a control character) or a range of non-ASCII characters, which cannot be enforced');
     }
     if (others.length === 0 && ascii.length === 1 && ascii[0]![0] === ascii[0]![1]) return literal(ascii[0]![0]);

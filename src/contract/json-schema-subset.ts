@@ -1,41 +1,55 @@
 /**
- * The JSON-schema subset a response schema (and a tool's `parameters`) may use: the keywords the
- * engine enforces exactly while the model writes (docs/structured-output.md). Any other
- * validation keyword is refused, never ignored: `checkSchemaSubset` returns the path of the first
- * keyword it cannot enforce, and the request is answered 400 `invalid_request` with `param`
- * pointing at that keyword. The walk recurses, as deep as the body goes, which body-bounds.ts has
- * already bounded (128 levels).
+ * The first check of a response schema (and of a tool's `parameters`), before a request reaches
+ * the engine (docs/structured-output.md). JSON Schema's rule: a keyword that constrains nothing
+ * is an annotation, and an unknown keyword is ignored (`title`, `description`, `x-*`, `id`,
+ * `nullable`, a typo such as `decription`, `_format`, an unknown `format` value: 2020-12's
+ * format-annotation vocabulary). A keyword that constrains must be enforced exactly, or refused:
+ * `checkSchemaSubset` returns the path of the first keyword it must refuse, and the request is
+ * answered 400 `invalid_request` with `param` at that keyword.
  *
- * Enforced: `type` (a name or a list of names), `enum`, `const`, `anyOf`, `properties`,
- * `required`, `additionalProperties`, `minProperties`, `maxProperties`, `items`, `prefixItems`,
- * `minItems`, `maxItems`, `minLength`, `maxLength`, `pattern` (json-schema-pattern.ts), `format`
- * (`enforcedFormats`), `$ref` to the root's `$defs` / `definitions`, an integer range
- * (`minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`) with both ends and at most
- * `limits.maxIntegerRange` values, `uniqueItems: false`. Annotations are read and left alone.
+ * Checked here: each constraining keyword's shape (a count is a non-negative integer, a pattern a
+ * valid regular expression of the enforced syntax, a reference points inside the schema…), and
+ * the keywords never enforced (`not`, `contains`, `unevaluated*`, dynamic references, a
+ * non-integer `multipleOf`, the formats validators check but the engine cannot write). What needs
+ * the whole schema (a `oneOf` whose branches must be disjoint, `uniqueItems` over a finite
+ * domain, a `format` beside a `pattern`) is decided by the grammar compiler
+ * (src/engine/grammar/json-schema/), which refuses the same way, at the keyword. The walk
+ * recurses as deep as the body goes, which body-bounds.ts has already bounded (128 levels).
  */
-import { enforceablePattern } from './json-schema-pattern.ts';
-import { limits } from './limits.ts';
+import { patternSyntaxProblem } from './json-schema-pattern.ts';
 import type { MessageArgs, MessageKind } from './messages.ts';
-import { numberBoundsReason, refusedSchemaKeywords } from './messages.ts';
 import type { PathSegment } from './param-path.ts';
 import { isPlainObject } from './validation.ts';
 
 /** A JSON schema object, as the client sent it. */
 export type JsonSchema = Record<string, unknown>;
 
-const { maxIntegerRange } = limits;
-
-/**
- * The `format` values enforced: each is written as a pattern of our own, or (ipv6, duration,
- * uri-reference) left to xgrammar's own grammar, whose strings ajv-formats accepts.
- */
-export const enforcedFormats = ['date', 'time', 'date-time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid'] as const;
+/** The string formats the engine writes (each a pattern of its own: engine/grammar/format-patterns.ts). */
+export const stringFormats = ['date', 'time', 'date-time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid', 'json-pointer', 'relative-json-pointer', 'byte', 'password', 'binary'] as const;
+export type StringFormat = (typeof stringFormats)[number];
+/** The number formats (ajv-formats'): int32 and int64 are bounds, float and double any number. */
+export const numberFormats = ['int32', 'int64', 'float', 'double'] as const;
+export const enforcedFormats = [...stringFormats, ...numberFormats] as const;
 export type EnforcedFormat = (typeof enforcedFormats)[number];
+/** Formats a validator (ajv-formats) checks that the engine cannot write exactly: refused. Any other name is an annotation. */
+export const refusedFormats = ['iso-time', 'iso-date-time', 'uri-template', 'url', 'regex', 'json-pointer-uri-fragment'] as const;
 
 export const schemaTypes = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
 
-/** Keywords that only describe: read, never enforced, never refused. */
-export const schemaAnnotations = ['title', 'description', 'default', 'examples', '$schema', '$id', '$comment', 'deprecated', 'readOnly', 'writeOnly'] as const;
+/** Keywords that only describe (a few of them; any keyword unknown here is ignored alike). */
+export const schemaAnnotations = ['title', 'description', 'default', 'examples', '$schema', '$id', 'id', '$comment', 'deprecated', 'readOnly', 'writeOnly', 'nullable'] as const;
+
+/** Constraining keywords the engine never enforces, and why. */
+export const unenforcedSchemaKeywords: Readonly<Record<string, string>> = {
+  not: 'a negation is not enforced; list what is allowed (enum, anyOf)',
+  contains: '"some item must match" is not enforced; use prefixItems for a fixed position',
+  minContains: '"some item must match" is not enforced',
+  maxContains: '"some item must match" is not enforced',
+  unevaluatedProperties: 'not enforced; use additionalProperties',
+  unevaluatedItems: 'not enforced; use items',
+  $dynamicRef: 'only references to a place in the same schema ("#/…") are enforced',
+  $recursiveRef: 'only references to a place in the same schema ("#/…") are enforced',
+};
 
 /** The first keyword of a schema that cannot be enforced: where it is (relative to the schema) and why. */
 export interface SchemaProblem<K extends MessageKind = MessageKind> {
@@ -44,150 +58,148 @@ export interface SchemaProblem<K extends MessageKind = MessageKind> {
   args: MessageArgs<K>;
 }
 
-const ANNOTATIONS: ReadonlySet<string> = new Set(schemaAnnotations);
 const TYPES: ReadonlySet<string> = new Set(schemaTypes);
-const FORMATS: ReadonlySet<string> = new Set(enforcedFormats);
-const BOUNDS = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum'] as const;
-/** Keywords that must stand alone in their schema (with annotations; `enum` and `const` also with `type`). */
-const ALONE = ['$ref', 'anyOf', 'enum', 'const'] as const;
+const REFUSED_FORMATS: ReadonlySet<string> = new Set(refusedFormats);
+const SCHEMA_VALUED = ['additionalProperties', 'additionalItems', 'propertyNames', 'if', 'then', 'else'];
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+const COUNTS = ['minProperties', 'maxProperties', 'minItems', 'maxItems', 'minLength', 'maxLength'];
+const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
 
 function problem<K extends MessageKind>(path: PathSegment[], kind: K, args: MessageArgs<K>): SchemaProblem<K> {
   return { path, kind, args };
 }
+const refused = (path: PathSegment[], keyword: string, why: string) => problem(path, 'schemaKeywordRefused', [keyword, why]);
 
 /** The first keyword of `schema` that cannot be enforced, or null when the whole schema can be. */
 export function checkSchemaSubset(schema: unknown): SchemaProblem | null {
   if (!isPlainObject(schema)) return problem([], 'wrongType', ['a JSON schema (an object)', schema]);
-  return new SchemaWalker(schema).node(schema, [], true);
+  return new SchemaWalker(schema).node(schema, []);
 }
 
 class SchemaWalker {
   constructor(private readonly root: JsonSchema) {}
 
-  node(schema: unknown, path: PathSegment[], isRoot = false): SchemaProblem | null {
-    if (!isPlainObject(schema)) return problem(path, 'wrongType', ['a JSON schema (an object)', schema]);
-    const keys = Object.keys(schema);
-    const validating = keys.filter((k) => !ANNOTATIONS.has(k) && k !== '$defs' && k !== 'definitions');
-    for (const alone of ALONE) {
-      if (!(alone in schema)) continue;
-      const other = validating.find((k) => k !== alone && !((alone === 'enum' || alone === 'const') && k === 'type'));
-      if (other !== undefined) return problem([...path, other], 'schemaNotAlone', [other, alone]);
-    }
-    for (const key of keys) {
-      const found = this.keyword(schema, key, [...path, key], isRoot);
+  node(schema: unknown, path: PathSegment[]): SchemaProblem | null {
+    if (typeof schema === 'boolean') return null;
+    if (!isPlainObject(schema)) return problem(path, 'wrongType', ['a JSON schema (an object or a boolean)', schema]);
+    for (const key of Object.keys(schema)) {
+      const found = this.keyword(schema, key, [...path, key]);
       if (found) return found;
     }
     return null;
   }
 
-  keyword(schema: JsonSchema, key: string, at: PathSegment[], isRoot: boolean): SchemaProblem | null {
+  keyword(schema: JsonSchema, key: string, at: PathSegment[]): SchemaProblem | null {
     const value = schema[key];
-    if (ANNOTATIONS.has(key)) return null;
+    if (Object.hasOwn(unenforcedSchemaKeywords, key)) return refused(at, key, unenforcedSchemaKeywords[key]!);
+    if (SCHEMA_VALUED.includes(key)) return this.node(value, at);
+    if (SCHEMA_LISTS.includes(key)) {
+      if (!Array.isArray(value) || (value.length === 0 && key !== 'prefixItems')) return problem(at, 'wrongType', ['a non-empty array of schemas', value]);
+      return this.list(value, at);
+    }
+    if (SCHEMA_MAPS.includes(key)) {
+      if (!isPlainObject(value)) return problem(at, 'wrongType', ['an object of schemas', value]);
+      for (const [name, sub] of Object.entries(value)) {
+        if (key === 'patternProperties') {
+          const why = patternSyntaxProblem(name);
+          if (why) return problem([...at, name], 'schemaPattern', [why]);
+        }
+        const found = this.node(sub, [...at, name]);
+        if (found) return found;
+      }
+      return null;
+    }
+    if (COUNTS.includes(key)) return checkCount(schema, key, at);
+    if (BOUNDS.includes(key)) {
+      if (typeof value === 'boolean' && (key === 'exclusiveMinimum' || key === 'exclusiveMaximum')) return null; // draft 4
+      return typeof value === 'number' && Number.isFinite(value) ? null : problem(at, 'wrongType', ['a finite number', value]);
+    }
     switch (key) {
       case 'type':
         return checkType(value, at);
-      case 'enum': {
-        if (!Array.isArray(value) || value.length === 0) return problem(at, 'wrongType', ['a non-empty array', value]);
-        for (let i = 0; i < value.length; i++) {
-          if (!hasType(value[i], schema['type'])) return problem([...at, i], 'schemaValueNotOfType', [typeNames(schema['type'])]);
-        }
-        return null;
-      }
-      case 'const':
-        return hasType(value, schema['type']) ? null : problem(at, 'schemaValueNotOfType', [typeNames(schema['type'])]);
-      case 'anyOf': {
-        if (!Array.isArray(value) || value.length === 0) return problem(at, 'wrongType', ['a non-empty array of schemas', value]);
-        for (let i = 0; i < value.length; i++) {
-          const found = this.node(value[i], [...at, i]);
-          if (found) return found;
-        }
-        return null;
-      }
-      case 'properties': {
-        if (!isPlainObject(value)) return problem(at, 'wrongType', ['an object of schemas', value]);
-        for (const [name, sub] of Object.entries(value)) {
-          // xgrammar 0.1.27 aborts on a name with '"' or a control character, and never matches one with '\'.
-          if (/["\\\u0000-\u001f]/.test(name)) return problem([...at, name], 'schemaPropertyName', []);
-          const found = this.node(sub, [...at, name]);
-          if (found) return found;
-        }
-        return null;
-      }
-      case 'required': {
-        if (!Array.isArray(value)) return problem(at, 'wrongType', ['an array of property names', value]);
-        const names = isPlainObject(schema['properties']) ? schema['properties'] : {};
-        const seen = new Set<string>();
-        for (let i = 0; i < value.length; i++) {
-          const name: unknown = value[i];
-          if (typeof name !== 'string') return problem([...at, i], 'wrongType', ['a string', name]);
-          if (seen.has(name)) return problem([...at, i], 'schemaDuplicate', [name]);
-          seen.add(name);
-          if (!Object.hasOwn(names, name)) return problem([...at, i], 'schemaRequiredNotAProperty', [name]);
-        }
-        return null;
-      }
-      case 'additionalProperties':
+      case 'enum':
+        return Array.isArray(value) ? null : problem(at, 'wrongType', ['an array', value]);
       case 'items':
-        return typeof value === 'boolean' ? null : this.node(value, at);
-      case 'prefixItems': {
-        if (!Array.isArray(value)) return problem(at, 'wrongType', ['an array of schemas', value]);
-        for (let i = 0; i < value.length; i++) {
-          const found = this.node(value[i], [...at, i]);
+        return Array.isArray(value) ? this.list(value, at) : this.node(value, at);
+      case 'required':
+        return checkNames(value, at, true);
+      case 'dependentRequired':
+      case 'dependencies': {
+        if (!isPlainObject(value)) return problem(at, 'wrongType', ['an object', value]);
+        for (const [name, v] of Object.entries(value)) {
+          const found = Array.isArray(v) ? checkNames(v, [...at, name], false) : key === 'dependencies' ? this.node(v, [...at, name]) : problem([...at, name], 'wrongType', ['an array of property names', v]);
           if (found) return found;
         }
         return null;
       }
-      case 'minProperties':
-      case 'minItems':
-      case 'minLength':
-      case 'maxProperties':
-      case 'maxItems':
-      case 'maxLength':
-        return checkCount(schema, key, at);
       case 'pattern': {
         if (typeof value !== 'string') return problem(at, 'wrongType', ['a string', value]);
-        if ('format' in schema) return problem(at, 'schemaNotTogether', ['pattern', 'format']);
-        const check = enforceablePattern(value);
-        return check.ok ? null : problem(at, 'schemaPattern', [check.reason]);
+        const why = patternSyntaxProblem(value);
+        return why ? problem(at, 'schemaPattern', [why]) : null;
       }
       case 'format':
         if (typeof value !== 'string') return problem(at, 'wrongType', ['a string', value]);
-        return FORMATS.has(value) ? null : problem(at, 'schemaFormat', [value, enforcedFormats]);
-      case 'minimum':
-      case 'maximum':
-      case 'exclusiveMinimum':
-      case 'exclusiveMaximum':
-        return checkBound(schema, key, at);
+        return REFUSED_FORMATS.has(value) ? problem(at, 'schemaFormat', [value, enforcedFormats]) : null;
+      case 'multipleOf':
+        if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) return problem(at, 'wrongType', ['a number above 0', value]);
+        return Number.isInteger(value) && value <= Number.MAX_SAFE_INTEGER
+          ? null
+          : refused(at, key, 'only whole multiples (1, 2, 5, 100…) are enforced: validators compute x / 0.01 in floating point (0.07 / 0.01 = 7.000000000000001 is refused), so no decimal output is valid for all of them; use an integer in smaller units');
       case 'uniqueItems':
-        if (typeof value !== 'boolean') return problem(at, 'wrongType', ['a boolean (true or false)', value]);
-        return value ? problem(at, 'schemaKeywordRefused', ['uniqueItems', refusedSchemaKeywords.uniqueItems]) : null;
+        return typeof value === 'boolean' ? null : problem(at, 'wrongType', ['a boolean (true or false)', value]);
       case '$ref':
         return this.ref(value, at);
-      case '$defs':
-      case 'definitions': {
-        if (!isRoot) return problem(at, 'schemaDefsNotAtRoot', [key]);
-        if (!isPlainObject(value)) return problem(at, 'wrongType', ['an object of schemas', value]);
-        for (const [name, sub] of Object.entries(value)) {
-          const found = this.node(sub, [...at, name]);
-          if (found) return found;
-        }
-        return null;
-      }
       default:
-        if (Object.hasOwn(refusedSchemaKeywords, key)) return problem(at, 'schemaKeywordRefused', [key, refusedSchemaKeywords[key as keyof typeof refusedSchemaKeywords]]);
-        return problem(at, 'schemaKeywordUnknown', [key]);
+        return null; // an annotation, or a keyword JSON Schema does not know: ignored
     }
+  }
+
+  list(value: unknown[], at: PathSegment[]): SchemaProblem | null {
+    for (let i = 0; i < value.length; i++) {
+      const found = this.node(value[i], [...at, i]);
+      if (found) return found;
+    }
+    return null;
   }
 
   ref(value: unknown, at: PathSegment[]): SchemaProblem | null {
     if (typeof value !== 'string') return problem(at, 'wrongType', ['a string', value]);
-    const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(value);
-    if (!m) return problem(at, 'schemaRef', [value]);
-    const defs = this.root[m[1]!];
-    const name = m[2]!.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isPlainObject(defs) || !Object.hasOwn(defs, name)) return problem(at, 'schemaRefMissing', [value]);
+    if (value !== '#' && !value.startsWith('#/')) return problem(at, 'schemaRef', [value]);
+    const target = resolvePointer(this.root, value);
+    if (target === undefined || (typeof target !== 'boolean' && !isPlainObject(target))) return problem(at, 'schemaRefMissing', [value]);
     return null;
   }
+}
+
+/** The value a local reference (`#`, `#/$defs/A`, `#/properties/a/items`) points at; undefined where none. */
+export function resolvePointer(root: unknown, ref: string): unknown {
+  let cur: unknown = root;
+  if (ref === '#') return cur;
+  for (const raw of ref.slice(2).split('/')) {
+    let seg: string;
+    try {
+      seg = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    if (Array.isArray(cur) && /^(0|[1-9][0-9]*)$/.test(seg)) cur = cur[Number(seg)];
+    else if (isPlainObject(cur) && Object.hasOwn(cur, seg)) cur = cur[seg];
+    else return undefined;
+  }
+  return cur;
+}
+
+function checkNames(value: unknown, at: PathSegment[], unique: boolean): SchemaProblem | null {
+  if (!Array.isArray(value)) return problem(at, 'wrongType', ['an array of property names', value]);
+  const seen = new Set<string>();
+  for (let i = 0; i < value.length; i++) {
+    const name: unknown = value[i];
+    if (typeof name !== 'string') return problem([...at, i], 'wrongType', ['a string', name]);
+    if (unique && seen.has(name)) return problem([...at, i], 'schemaDuplicate', [name]);
+    seen.add(name);
+  }
+  return null;
 }
 
 function checkType(value: unknown, at: PathSegment[]): SchemaProblem | null {
@@ -216,67 +228,12 @@ const COUNT_PAIRS: Record<string, [string, string]> = {
 function checkCount(schema: JsonSchema, key: string, at: PathSegment[]): SchemaProblem | null {
   const value = schema[key];
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return problem(at, 'wrongType', ['a non-negative integer', value]);
-  if (key === 'minLength' || key === 'maxLength') {
-    // xgrammar 0.1.27 drops a string's length bounds next to a pattern or a format.
-    for (const other of ['pattern', 'format']) if (other in schema) return problem(at, 'schemaNotTogether', [key, other]);
-  }
   const [min, max] = COUNT_PAIRS[key]!;
   const lo = schema[min];
   const hi = schema[max];
   if (key === max && typeof lo === 'number' && typeof hi === 'number' && lo > hi) return problem(at, 'numberTooSmall', [lo, true, hi]);
   // Bounds no value can meet would leave the model without a token to write.
-  const required = Array.isArray(schema['required']) ? schema['required'].length : 0;
-  const properties = isPlainObject(schema['properties']) ? Object.keys(schema['properties']).length : 0;
-  const prefix = Array.isArray(schema['prefixItems']) ? schema['prefixItems'].length : 0;
+  const required = Array.isArray(schema['required']) ? new Set(schema['required']).size : 0;
   if (key === 'maxProperties' && value < required) return problem(at, 'numberTooSmall', [required, true, value]);
-  if (key === 'minProperties' && schema['additionalProperties'] === false && value > properties) return problem(at, 'numberTooBig', [properties, true, value]);
-  if (key === 'minItems' && schema['items'] === false && value > prefix) return problem(at, 'numberTooBig', [prefix, true, value]);
   return null;
-}
-
-/** The integer range of a schema's bounds: both ends, each the tighter of its inclusive and exclusive forms. */
-export function integerRange(schema: JsonSchema): { lo: number; hi: number } | null {
-  const num = (k: string) => (typeof schema[k] === 'number' && Number.isFinite(schema[k]) ? (schema[k] as number) : null);
-  const lows = [num('minimum') === null ? null : Math.ceil(num('minimum')!), num('exclusiveMinimum') === null ? null : Math.floor(num('exclusiveMinimum')!) + 1].filter((x) => x !== null);
-  const highs = [num('maximum') === null ? null : Math.floor(num('maximum')!), num('exclusiveMaximum') === null ? null : Math.ceil(num('exclusiveMaximum')!) - 1].filter((x) => x !== null);
-  if (lows.length === 0 || highs.length === 0) return null;
-  return { lo: Math.max(...lows), hi: Math.min(...highs) };
-}
-
-function checkBound(schema: JsonSchema, key: string, at: PathSegment[]): SchemaProblem | null {
-  const value = schema[key];
-  if (typeof value !== 'number' || !Number.isFinite(value)) return problem(at, 'wrongType', ['a finite number', value]);
-  const types = typeof schema['type'] === 'string' ? [schema['type']] : Array.isArray(schema['type']) ? (schema['type'] as unknown[]) : [];
-  if (types.includes('number')) return problem(at, 'schemaKeywordRefused', [key, numberBoundsReason]);
-  if (!types.includes('integer')) return problem(at, 'schemaBoundNeedsInteger', [key]);
-  const range = integerRange(schema);
-  if (range === null) return problem(at, 'schemaIntegerRange', ['it is enforced only with both ends given (minimum or exclusiveMinimum, and maximum or exclusiveMaximum)']);
-  // Report the range once, at its last bound.
-  if (key !== BOUNDS.filter((b) => b in schema).at(-1)) return null;
-  const count = range.hi - range.lo + 1;
-  if (count < 1) return problem(at, 'schemaIntegerRange', [`it holds no integer (${range.lo} to ${range.hi})`]);
-  if (count > maxIntegerRange) return problem(at, 'schemaIntegerRange', [`it holds ${count} integers, at most ${maxIntegerRange} are enforced`]);
-  return null;
-}
-
-/** Whether a JSON value has one of the schema's types (any value when the schema names none). */
-function hasType(value: unknown, type: unknown): boolean {
-  if (type === undefined) return true;
-  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : [];
-  return types.some((t) => {
-    switch (t) {
-      case 'null': return value === null;
-      case 'boolean': return typeof value === 'boolean';
-      case 'string': return typeof value === 'string';
-      case 'integer': return typeof value === 'number' && Number.isInteger(value);
-      case 'number': return typeof value === 'number';
-      case 'array': return Array.isArray(value);
-      case 'object': return isPlainObject(value);
-      default: return false;
-    }
-  });
-}
-
-function typeNames(type: unknown): string {
-  return typeof type === 'string' ? type : Array.isArray(type) ? type.join(' or ') : 'any';
 }

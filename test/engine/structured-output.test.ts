@@ -292,13 +292,13 @@ describe('the grammar cache', () => {
     expect(log.compiled.length).toBe(1);
   });
 
-  it("xgrammar's refusal of a schema is a 400 at the schema, with its reason", async () => {
+  it("the schema compiler's refusal is a 400 at the keyword, with its reason (before xgrammar sees the schema)", async () => {
     const lmFree: TokenVocabulary = { key: 'chars', encoded: ['a', '{', '}', '"', ''], vocabType: 'raw', prependSpace: false, width: 5, stopTokenIds: [4], jsonSafe: new Int32Array([-1]) };
     const backend = new XGrammarBackend();
     const err = await backend.compile(lmFree, { type: 'json_schema', schema: { type: 'strin' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JevError);
-    expect({ code: (err as JevError).code, param: (err as JevError).param }).toEqual({ code: 'invalid_request', param: 'response_format.json_schema.schema' });
-    expect((err as JevError).message).toMatch(/could not be compiled/);
+    expect({ code: (err as JevError).code, param: (err as JevError).param }).toEqual({ code: 'invalid_request', param: 'response_format.json_schema.schema.type' });
+    expect((err as JevError).message).toMatch(/"strin" is not a JSON-schema type/);
     backend.forget(lmFree);
   });
 });

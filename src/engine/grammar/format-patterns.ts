@@ -3,10 +3,11 @@
  * accepts a subset of what the format allows, and every string it accepts is one ajv-formats'
  * full formats accept (test/engine/grammar-formats.test.ts samples them). xgrammar 0.1.27's own
  * grammars for these formats let through what a validator refuses (Feb 30, minute 60, IPv4
- * octets with leading zeros, dotless e-mail domains, host labels over 63 characters); its grammars for
- * `ipv6`, `duration` and `uri-reference` are kept (null here): sampled, ajv-formats accepted them.
+ * octets with leading zeros, dotless e-mail domains, host labels over 63 characters). Since the
+ * schema compiler writes the grammar itself (json-schema/), every string format is one of these
+ * patterns; `password` and `binary` constrain nothing (empty here).
  */
-import type { EnforcedFormat } from '../../contract/index.ts';
+import type { StringFormat } from '../../contract/index.ts';
 
 const DIGIT = '[0-9]';
 const YEAR = `${DIGIT}{4}`;
@@ -37,16 +38,30 @@ const PCHAR = "(?:[a-zA-Z0-9._~!$&'()*+,;=:@-]|%[0-9a-fA-F]{2})";
 /** scheme://host[:port][/path][?query][#fragment] */
 const URI = `[a-zA-Z][a-zA-Z0-9+.-]*://${DOMAIN}(?::[0-9]{1,5})?(?:/${PCHAR}*)*(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?`;
 
-export const FORMAT_PATTERNS: Record<EnforcedFormat, string | null> = {
+const H16 = `${HEX}{1,4}`;
+/** An ISO 8601 duration: date part, time part, both, or weeks. */
+const DUR_TIME = 'T(?:[0-9]+H(?:[0-9]+M)?(?:[0-9]+S)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)';
+const DUR_DATE = '(?:[0-9]+Y(?:[0-9]+M)?(?:[0-9]+D)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)';
+const POINTER = '(?:/(?:[^~/]|~[01])*)*';
+
+/** Each string format's pattern (the number formats, int32 and int64, are bounds: json-schema/flat.ts). */
+export const FORMAT_PATTERNS: Record<StringFormat, string> = {
   date: `^(?:${DATE})$`,
   time: `^${TIME}$`,
   'date-time': `^(?:${DATE})T${TIME}$`,
-  duration: null,
+  duration: `^P(?:${DUR_DATE}(?:${DUR_TIME})?|${DUR_TIME}|[0-9]+W)$`,
   email: `^${EMAIL}$`,
   hostname: `^${HOSTNAME}$`,
   ipv4: `^${OCTET}(?:\\.${OCTET}){3}$`,
-  ipv6: null,
+  /** The full form, eight groups (no "::"): a subset. */
+  ipv6: `^${H16}(?::${H16}){7}$`,
   uri: `^${URI}$`,
-  'uri-reference': null,
+  /** An absolute URI (every URI is a URI reference): a subset. */
+  'uri-reference': `^${URI}$`,
   uuid: `^${HEX}{8}-${HEX}{4}-${HEX}{4}-${HEX}{4}-${HEX}{12}$`,
+  'json-pointer': `^${POINTER}$`,
+  'relative-json-pointer': `^(?:0|[1-9][0-9]*)(?:#|${POINTER})$`,
+  byte: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+  password: '',
+  binary: '',
 };

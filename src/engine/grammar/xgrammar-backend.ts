@@ -13,10 +13,11 @@
  *   reason to the console; the reason is caught there and the request answered 400 at its schema.
  * - Every TokenizerInfo, compiler, compiled grammar and matcher is an embind handle, disposed once.
  */
-import { JevError, validationMessage, type JsonSchema } from '../../contract/index.ts';
+import { formatParam, JevError, validationMessage, type JsonSchema, type PathSegment } from '../../contract/index.ts';
 import type { CompiledGrammar, GrammarBackend, GrammarFormat, GrammarMatcher, ToolCallFormat } from './backend.ts';
 import type { TokenVocabulary } from './token-vocabulary.ts';
-import { xgrammarSchema } from './xgrammar-schema.ts';
+import { schemaToEbnf } from './json-schema/compile.ts';
+import { SchemaRefusal } from './json-schema/refusal.ts';
 import { tokenUtf8, UTF8_BOUNDARY, UTF8_INVALID, type TokenUtf8 } from './token-utf8.ts';
 
 /** The parts of the package's API used here (its own .d.ts types them; the module is loaded late). */
@@ -32,7 +33,7 @@ interface XgMatcher extends Handle {
 }
 interface XgCompiler extends Handle {
   compileJSONSchema(schema: string, anyWhitespace?: boolean, indent?: number, separators?: [string, string], strictMode?: boolean): Promise<XgCompiledGrammar>;
-  compileGrammar(grammar: Handle): Promise<XgCompiledGrammar>;
+  compileGrammar(grammar: Handle | string, rootRule?: string): Promise<XgCompiledGrammar>;
 }
 interface XGrammar {
   TokenizerInfo: { createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize: number, stopTokenIds: number[]): Promise<XgTokenizerInfo> };
@@ -147,7 +148,7 @@ class XgGrammarMatcher implements GrammarMatcher {
  * random model never ends; its EBNF conversion is exported under `Testings` in 0.1.27.
  */
 async function structuralTag(xg: XGrammar, format: ToolCallFormat): Promise<object> {
-  const ebnf = (schema: JsonSchema) => xg.Testings._jsonSchemaToEBNF(JSON.stringify(xgrammarSchema(schema)), false, -1, undefined, true);
+  const ebnf = (schema: JsonSchema) => schemaEbnf(schema, ['tools']);
   const tags = [];
   for (const call of format.calls) tags.push({ type: 'tag', begin: call.begin, content: { type: 'grammar', grammar: await ebnf(call.parameters) }, end: call.end });
   const calls = { type: 'tags_with_separator', tags, separator: format.separator, at_least_one: true, stop_after_first: format.single };
@@ -157,6 +158,18 @@ async function structuralTag(xg: XGrammar, format: ToolCallFormat): Promise<obje
   else if (format.answer) top = { type: 'or', elements: [...tags, { type: 'grammar', grammar: await ebnf(format.answer) }] };
   else top = { type: 'triggered_tags', triggers: format.triggers, tags, at_least_one: false, stop_after_first: format.single };
   return { type: 'structural_tag', format: top };
+}
+
+/** The EBNF of a schema (json-schema/compile.ts); what it refuses is a 400 at the keyword, under `base`. */
+function schemaEbnf(schema: JsonSchema, base: PathSegment[]): string {
+  try {
+    return schemaToEbnf(schema);
+  } catch (e) {
+    if (!(e instanceof SchemaRefusal)) throw e;
+    const param = formatParam([...base, ...(base[0] === 'tools' ? [] : e.path)])!;
+    const keyword = String([...base, ...e.path].filter((p) => typeof p === 'string').pop());
+    throw new JevError('invalid_request', validationMessage('schemaKeywordRefused', param, [keyword, e.reason]), { param, cause: e });
+  }
 }
 
 export class XGrammarBackend implements GrammarBackend {
@@ -179,11 +192,16 @@ export class XGrammarBackend implements GrammarBackend {
           grammar.dispose();
         }
       }
-      const schema = format.type === 'json_object' ? { type: 'object' } : xgrammarSchema(format.schema);
-      const text = JSON.stringify(schema);
+      if (format.type === 'json_schema') {
+        // Our own lowering (json-schema/compile.ts): xgrammar's converter lets invalid output through.
+        const text = schemaEbnf(format.schema, ['response_format', 'json_schema', 'schema']);
+        return new XgCompiled(text, await compiler.compileGrammar(text), vocab);
+      }
+      const text = JSON.stringify({ type: 'object' });
       const handle = await compiler.compileJSONSchema(text, false, -1, undefined, true);
       return new XgCompiled(text, handle, vocab);
     } catch (e) {
+      if (e instanceof JevError) throw e;
       const reason = capture.find((line) => line.includes('[FATAL]'))?.replace(/^.*?\[FATAL\]\s*\S+\s*/, '') ?? String((e as Error)?.message ?? e);
       const param = format.type === 'json_schema' ? 'response_format.json_schema.schema' : format.type === 'tool_calls' ? 'tools' : 'response_format';
       throw new JevError('invalid_request', validationMessage('schemaCompile', param, [reason.trim()]), { param, cause: e });

@@ -1,0 +1,331 @@
+/**
+ * A JSON schema lowered into XGrammar's EBNF: the language of the JSON texts the engine may write
+ * for it (one line, `", "` and `": "` separators, properties in the schema's order), each of them
+ * valid against the schema. Pure: no grammar engine here; xgrammar-backend.ts compiles the text.
+ * What cannot be enforced exactly throws SchemaRefusal at the keyword (docs/structured-output.md).
+ *
+ * - Values: flat.ts reads each schema as alternatives of flat constraints; each alternative is one
+ *   EBNF alternative. A `$ref` alone is a rule of its own, so recursion is a rule that calls itself
+ *   (no depth bound: the reply's `max_tokens` bounds it).
+ * - Policy (what the engine writes of what the schema allows): no property beyond `properties`
+ *   unless `additionalProperties` or `patternProperties` allows one (an object schema with neither
+ *   nor `properties` takes any members); no item past `prefixItems` unless `items` allows one;
+ *   numbers without an exponent where a bound applies; unique items in their domain's order.
+ */
+import type { JsonSchema } from '../../../contract/index.ts';
+import { complement, intersect, regexDfa, type Dfa } from './char-automaton.ts';
+import { dfaRules, Ebnf, quoted, regexExpr } from './ebnf-emit.ts';
+import { anyFlat, extrasFor, Flattener, isAny, type Flat, type Path, type Sub } from './flat.ts';
+import { finiteDomain, satisfies, satisfiesSubs } from './flat-validate.ts';
+import { lcm, writeJson } from './json-value.ts';
+import { integerMultiples, integerRange, numberRange, type Bound, type Lang } from './numeric.ts';
+import { SchemaRefusal } from './refusal.ts';
+import { alt, lit, parsePattern, type Regex } from './regex.ts';
+import { JSON_CHAR, stringContent, stringParts } from './string-grammar.ts';
+
+const SEP = '", "';
+const COLON = '": "';
+const NUMBER = '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [+-]? [0-9]+)?';
+const INTEGER = '("0" | "-"? [1-9] [0-9]*)';
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** The EBNF (root rule `root`) of the JSON texts the engine writes for `schema`. */
+export function schemaToEbnf(schema: JsonSchema): string {
+  return new SchemaCompiler(schema).compile();
+}
+
+class SchemaCompiler {
+  readonly g = new Ebnf();
+  readonly fl: Flattener;
+  readonly #refs = new Map<string, string>();
+
+  constructor(private readonly schema: JsonSchema) {
+    this.fl = new Flattener(schema);
+  }
+
+  compile(): string {
+    this.g.set('jchar', JSON_CHAR);
+    this.g.set('jstring', '"\\"" jchar* "\\""');
+    this.g.set('jnumber', `(${NUMBER})`);
+    this.g.set('anyarr', `"[" ("" | any (${SEP} any)*) "]"`);
+    this.g.set('anyobj', `"{" ("" | jstring ${COLON} any (${SEP} jstring ${COLON} any)*) "}"`);
+    this.g.set('any', '"null" | "true" | "false" | jnumber | jstring | anyarr | anyobj');
+    const root = this.value([{ schema: this.schema, path: [] }], []);
+    if (root === null) throw new SchemaRefusal([], 'no JSON value satisfies this schema');
+    this.g.set('root', root);
+    return this.g.text();
+  }
+
+  /** A rule for the values satisfying every schema of `subs`; null when none does. */
+  value(subs: Sub[], path: Path): string | null {
+    let flats = [anyFlat()];
+    for (const s of subs) flats = this.fl.cross(flats, this.fl.expand(s), s.path);
+    const exprs = flats.map((f) => this.flat(f)).filter((e): e is string => e !== null);
+    if (exprs.length === 0) return null;
+    if (exprs.length === 1 && /^[a-zA-Z0-9_]+$/.test(exprs[0]!)) return exprs[0]!;
+    return this.g.rule(nameFor(path), exprs.join(' | '));
+  }
+
+  ref(ref: { pointer: string; path: Path }): string | null {
+    const known = this.#refs.get(ref.pointer);
+    if (known !== undefined) return known;
+    const name = this.g.name(`ref_${ref.pointer.split('/').pop() ?? 'root'}`);
+    this.#refs.set(ref.pointer, name);
+    const exprs = this.fl.inline(ref).map((f) => this.flat(f)).filter((e): e is string => e !== null);
+    if (exprs.length === 0) throw new SchemaRefusal(ref.path, `no JSON value satisfies the schema ${ref.pointer} names`);
+    this.g.set(name, exprs.join(' | '));
+    return name;
+  }
+
+  flat(f: Flat): string | null {
+    if (f.ref) return this.ref(f.ref);
+    if (isAny(f)) return 'any';
+    if (f.values) {
+      const ok = f.values.filter((v) => satisfies(this.fl, v, { ...f, values: null }));
+      return ok.length === 0 ? null : `(${ok.map((v) => quoted(writeJson(v))).join(' | ')})`;
+    }
+    const types = f.types ?? new Set(['null', 'boolean', 'object', 'array', 'number', 'string']);
+    for (const t of types) if (!['null', 'boolean', 'object', 'array', 'number', 'integer', 'string'].includes(t)) throw new SchemaRefusal(f.at['type'] ?? [], `${JSON.stringify(t)} is not a JSON-schema type`);
+    const parts: (string | null)[] = [];
+    if (types.has('null')) parts.push('"null"');
+    if (types.has('boolean')) parts.push('("true" | "false")');
+    if (types.has('number') || types.has('integer')) parts.push(this.number(f, !types.has('number')));
+    if (types.has('string')) parts.push(this.string(f));
+    if (types.has('array')) parts.push(this.array(f));
+    if (types.has('object')) parts.push(this.object(f));
+    const live = parts.filter((p): p is string => p !== null);
+    return live.length === 0 ? null : live.length === 1 ? live[0]! : `(${live.join(' | ')})`;
+  }
+
+  lang(l: Lang | null, prefix: string): string | null {
+    if (l === null) return null;
+    return 'regex' in l ? regexExpr(l.regex) : dfaRules(l.dfa, this.g, prefix);
+  }
+
+  number(f: Flat, integer: boolean): string | null {
+    const lo = tightest(f.lo, true);
+    const hi = tightest(f.hi, false);
+    if (f.multipleOf.length > 0 || integer) {
+      let ilo = lo === null ? null : BigInt(lo.exclusive ? Math.floor(lo.value) + 1 : Math.ceil(lo.value));
+      let ihi = hi === null ? null : BigInt(hi.exclusive ? Math.ceil(hi.value) - 1 : Math.floor(hi.value));
+      if (f.multipleOf.length === 0) return lo === null && hi === null ? INTEGER : this.lang(mapLang(integerRange(ilo, ihi)), 'int');
+      // Multiples are written within ±(2^53 − 1), where a double holds every integer exactly.
+      ilo = ilo === null || ilo < -SAFE ? -SAFE : ilo;
+      ihi = ihi === null || ihi > SAFE ? SAFE : ihi;
+      const k = f.multipleOf.reduce((acc, m) => lcm(acc, BigInt(m.value)), 1n);
+      try {
+        return this.lang(integerMultiples(k, ilo, ihi), 'mul');
+      } catch (e) {
+        if (e instanceof SchemaRefusal) throw e.under(f.multipleOf[0]!.path);
+        throw e;
+      }
+    }
+    if (lo === null && hi === null) return 'jnumber';
+    return this.lang(numberRange(lo, hi), 'num');
+  }
+
+  string(f: Flat): string | null {
+    const content = stringContent(f, this.g, 'jchar');
+    return content === null ? null : `("\\"" ${content} "\\"")`;
+  }
+
+  array(f: Flat): string | null {
+    const k = f.prefix.length;
+    if (k === 0 && f.items === null && f.minItems === 0 && f.maxItems === null && f.unique === null) return 'anyarr';
+    const restSubs = f.items ?? (k > 0 ? [{ schema: false, path: [] }] : [{ schema: true, path: [] }]);
+    const rest = restSubs.some((s) => s.schema === false) ? null : this.value(restSubs, ['items']);
+    let max = f.maxItems;
+    const prefix: string[] = [];
+    for (let i = 0; i < k; i++) {
+      const e = this.value(f.prefix[i]!, ['item', i]);
+      if (e === null) {
+        max = max === null ? i : Math.min(max, i);
+        break;
+      }
+      prefix.push(e);
+    }
+    if (rest === null) max = max === null ? prefix.length : Math.min(max, prefix.length);
+    const min = f.minItems;
+    if (max !== null && min > max) return null;
+    if (f.unique && (max === null || max > 1)) return this.uniqueArray(f, restSubs, min, max);
+    const itemAt = (i: number) => (i < prefix.length ? prefix[i]! : rest!);
+    const L = Math.max(prefix.length, min);
+    // Past L items, every item is `rest`: a repetition.
+    let tail: string;
+    const left = max === null ? null : max - L;
+    if (rest === null || left === 0) tail = '""';
+    else {
+      const more = left === null ? `(${SEP} ${rest})*` : left === 1 ? '""' : `(${SEP} ${rest}){0,${left - 1}}`;
+      tail = L === 0 ? `("" | ${rest} ${more})` : `("" | ${SEP} ${rest} ${more})`;
+    }
+    let body = tail;
+    for (let i = L - 1; i >= 0; i--) {
+      const step = `${i === 0 ? '' : `${SEP} `}${itemAt(i)} ${body}`;
+      body = i >= min ? `("" | ${step})` : `(${step})`;
+    }
+    return `("[" ${body} "]")`;
+  }
+
+  uniqueArray(f: Flat, itemSubs: Sub[], min: number, max: number | null): string | null {
+    if (f.prefix.length > 0) throw new SchemaRefusal(f.unique!, 'unique items are enforced only without prefixItems');
+    const domain = finiteDomain(this.fl, itemSubs, new SchemaRefusal(f.unique!, "unique items are enforced only where the items' values are few and known (an enum, const, boolean or null; at most 32)"));
+    const top = Math.min(max ?? domain.length, domain.length);
+    if (min > top) return null;
+    const lits = domain.map((v) => quoted(writeJson(v)));
+    // after[j][c]: having written c items, the last of them domain[j]; items follow in the domain's order.
+    const names = domain.map(() => new Array<string>(top + 1));
+    for (let c = top; c >= 1; c--) {
+      for (let j = domain.length - 1; j >= 0; j--) {
+        const alts = c >= min ? ['""'] : [];
+        if (c < top) for (let t = j + 1; t < domain.length; t++) alts.push(`${SEP} ${lits[t]} ${names[t]![c + 1]}`);
+        names[j]![c] = this.g.rule('uniq', alts.length ? alts.join(' | ') : '""');
+        if (alts.length === 0) names[j]![c] = '';
+      }
+    }
+    const first = domain.map((_, t) => names[t]![1]).map((n, t) => (n ? `${lits[t]} ${n}` : '')).filter(Boolean);
+    const alts = [...(min === 0 ? ['""'] : []), ...first];
+    return alts.length === 0 ? null : `("[" (${alts.join(' | ')}) "]")`;
+  }
+
+  object(f: Flat): string | null {
+    if (f.at['properties'] === undefined && f.required.size === 0 && f.additional === null && f.patternProperties.length === 0 && f.propertyNames.length === 0 && f.minProperties === 0 && f.maxProperties === null) return 'anyobj';
+    const names = [...f.properties.keys()];
+    for (const r of f.required) if (!f.properties.has(r)) names.push(r);
+    const nameOk = (n: string) => f.propertyNames.length === 0 || satisfiesSubs(this.fl, n, f.propertyNames);
+    const entries: { name: string; value: string | null; required: boolean }[] = names.map((name) => {
+      const listed = f.properties.get(name);
+      const subs = listed ? [...listed, ...f.patternProperties.filter((p) => new RegExp(p.source, 'u').test(name)).flatMap((p) => p.subs)] : extrasFor(f, name);
+      const value = nameOk(name) ? this.value(subs, ['prop', name]) : null;
+      return { name, value, required: f.required.has(name) };
+    });
+    if (entries.some((e) => e.required && e.value === null)) return null;
+    const extra = this.extraEntry(f, names);
+    const min = f.minProperties;
+    const max = f.maxProperties;
+    const writable = entries.filter((e) => e.value !== null).length;
+    if (min > writable) {
+      throw new SchemaRefusal(f.at['minProperties'] ?? [], `${min} properties are asked for, and only the ${writable} listed ones can be counted: additional property names could repeat, which JSON parsing folds into one`);
+    }
+    const cap = Math.max(1, max ?? min);
+    const memo = new Map<string, string | null>();
+    const at = (i: number, c: number): string | null => {
+      const key = `${i},${c}`;
+      if (memo.has(key)) return memo.get(key)!;
+      memo.set(key, null);
+      const alts: string[] = [];
+      const sep = c === 0 ? '' : `${SEP} `;
+      if (i === entries.length) {
+        if (c >= min) alts.push('""');
+        if (extra !== null && (max === null || c < max)) {
+          const more = max === null ? `(${SEP} ${extra})*` : max - c - 1 > 0 ? `(${SEP} ${extra}){0,${max - c - 1}}` : '""';
+          if (c >= min) alts.push(`${sep}${extra} ${more}`);
+        }
+      } else {
+        const e = entries[i]!;
+        if (!e.required) {
+          const skip = at(i + 1, c);
+          if (skip !== null) alts.push(skip);
+        }
+        if (e.value !== null && (max === null || c < max)) {
+          const next = at(i + 1, Math.min(c + 1, cap));
+          if (next !== null) alts.push(`${sep}${quoted(JSON.stringify(e.name))} ${COLON} ${e.value} ${next}`);
+        }
+      }
+      const out = alts.length === 0 ? null : this.g.rule('obj', alts.join(' | '));
+      memo.set(key, out);
+      return out;
+    };
+    const body = at(0, 0);
+    return body === null ? null : `("{" ${body} "}")`;
+  }
+
+  /** One property beyond the listed ones (key, ": ", value), or null when none may be written. */
+  extraEntry(f: Flat, listed: string[]): string | null {
+    const additionalGiven = f.additional !== null;
+    const additionalFalse = f.additional?.some((s) => s.schema === false) ?? false;
+    // Policy: a schema that declares `properties` (or patternProperties) and no additionalProperties gets no other members.
+    const anyMembers = !additionalGiven && f.at['properties'] === undefined && f.patternProperties.length === 0;
+    const names = this.nameLanguage(f);
+    const others = listed.length > 0 ? complement(regexDfa(alt(...listed.map(lit)))) : null;
+    const restrict = (d: Dfa | null) => [d, names, others].filter((x): x is Dfa => x !== null).reduce((a, b) => intersect(a, b));
+    const alts: string[] = [];
+    const patterns = f.patternProperties.map((p) => ({ ...p, dfa: regexDfa(parsePattern(p.source)) }));
+    for (let i = 0; i < patterns.length; i++) for (let j = i + 1; j < patterns.length; j++) {
+      if (intersect(patterns[i]!.dfa, patterns[j]!.dfa).accept.length > 0) throw new SchemaRefusal(patterns[j]!.path, 'patternProperties whose patterns overlap cannot be enforced (a name matching both must satisfy both); make the patterns disjoint');
+    }
+    const entry = (keyDfa: Dfa, subs: Sub[], what: string) => {
+      const value = this.value(subs, [what]);
+      if (value === null || keyDfa.accept.length === 0) return;
+      const key = dfaRules(keyDfa, this.g, 'key');
+      if (key !== null) alts.push(`"\\"" ${key} "\\"" ${COLON} ${value}`);
+    };
+    for (const p of patterns) entry(restrict(p.dfa), p.subs, 'pattern');
+    if ((additionalGiven && !additionalFalse) || anyMembers) {
+      const subs = f.additional ?? [];
+      if (patterns.length === 0 && names === null && others === null) {
+        const value = this.value(subs.length ? subs : [{ schema: true, path: [] }], ['additional']);
+        if (value !== null) alts.push(`jstring ${COLON} ${value}`);
+      } else {
+        const notPatterns = patterns.length > 0 ? complement(patterns.map((p) => p.dfa).reduce((a, b) => union2(a, b))) : regexDfa(parsePattern(''));
+        entry(restrict(notPatterns), subs.length ? subs : [{ schema: true, path: [] }], 'additional');
+      }
+    }
+    return alts.length === 0 ? null : this.g.rule('extra', alts.join(' | '));
+  }
+
+  /** The property names `propertyNames` allows, as an automaton; null: any name. */
+  nameLanguage(f: Flat): Dfa | null {
+    if (f.propertyNames.length === 0) return null;
+    let flats = [anyFlat()];
+    for (const s of f.propertyNames) flats = this.fl.cross(flats, this.fl.expand(s), s.path);
+    const where = f.propertyNames[0]!.path;
+    const dfas: Dfa[] = [];
+    for (const g of flats) {
+      if (g.ref) throw new SchemaRefusal(where, 'propertyNames is enforced where it is a string schema written in place (no $ref)');
+      if (g.types && !g.types.has('string')) continue;
+      if (g.values) {
+        const ok = g.values.filter((v): v is string => typeof v === 'string' && satisfies(this.fl, v, { ...g, values: null }));
+        if (ok.length) dfas.push(regexDfa(alt(...ok.map(lit))));
+        continue;
+      }
+      let d = regexDfa(parsePattern(''));
+      for (const p of stringParts(g)) d = intersect(d, regexDfa(p.regex));
+      if (g.minLength > 0 || g.maxLength !== null) d = lengthLimited(d, g);
+      dfas.push(d);
+    }
+    if (dfas.length === 0) return { accept: [], edges: [] };
+    return dfas.reduce((a, b) => union2(a, b));
+  }
+}
+
+function lengthLimited(d: Dfa, g: Flat): Dfa {
+  return intersect(d, regexDfa(lengthRegex(g.minLength, g.maxLength)));
+}
+function lengthRegex(min: number, max: number | null): Regex {
+  return { t: 'rep', node: { t: 'set', set: [[0, 0xd7ff], [0xe000, 0x10ffff]] }, min, max };
+}
+
+/** a ∪ b, as complement(¬a ∩ ¬b). */
+function union2(a: Dfa, b: Dfa): Dfa {
+  return complement(intersect(complement(a), complement(b)));
+}
+
+function mapLang(r: Regex | null): Lang | null {
+  return r === null ? null : { regex: r };
+}
+
+/** The tightest of several bounds (lower: the largest; at equal values the exclusive one). */
+function tightest(bounds: Bound[], lower: boolean): Bound | null {
+  let best: Bound | null = null;
+  for (const b of bounds) {
+    if (best === null) best = b;
+    else if (lower ? b.value > best.value : b.value < best.value) best = b;
+    else if (b.value === best.value && b.exclusive) best = b;
+  }
+  return best;
+}
+
+function nameFor(path: Path): string {
+  const last = path.filter((p) => typeof p === 'string').pop();
+  return typeof last === 'string' && /^[a-zA-Z][a-zA-Z0-9_]{0,20}$/.test(last) ? `v_${last}` : 'v';
+}

@@ -1,0 +1,148 @@
+/**
+ * Writing XGrammar's EBNF: rules by name, the JSON text of a set of characters inside a string,
+ * a Regex (regex.ts) as nested expressions, an automaton (char-automaton.ts) as one rule per state.
+ *
+ * Inside a JSON string a character is written as JSON.stringify writes it: itself where JSON allows
+ * it raw; `\"`, `\\`, `\b \f \n \r \t`, or `\u00xx` (lowercase) for the rest of U+0000–U+001F. So
+ * each string has one writing, and the language a pattern describes (decoded characters) is the
+ * language enforced. Non-ASCII characters: xgrammar 0.1.27 matches a class of them only as a whole
+ * (`[^\x00-\x7f]`: all of them) or one by one; a set of them that is neither (a range, "all but
+ * these") is narrowed to its ASCII part and listed characters (`writable`): still valid output,
+ * fewer strings.
+ */
+import { mapSets, type Dfa } from './char-automaton.ts';
+import { SchemaRefusal } from './refusal.ts';
+import { intersectSets, normalizeSet, type CharSet, type Regex } from './regex.ts';
+
+/** Most non-ASCII characters a set may name one by one. */
+const MAX_LISTED = 64;
+const NON_ASCII: CharSet = [[0x80, 0xd7ff], [0xe000, 0x10ffff]];
+const SHORT_ESCAPES: Record<number, string> = { 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0c: 'f', 0x0d: 'r', 0x22: '"', 0x5c: '\\' };
+
+const size = (s: CharSet) => s.reduce((n, [lo, hi]) => n + hi - lo + 1, 0);
+const sameSet = (a: CharSet, b: CharSet) => a.length === b.length && a.every(([lo, hi], i) => lo === b[i]![0] && hi === b[i]![1]);
+
+/** The part of `s` this grammar engine can write: all of ASCII's part, and non-ASCII if all or few. */
+export function writable(s: CharSet): CharSet {
+  const ascii = intersectSets(s, [[0, 0x7f]]);
+  const high = intersectSets(s, NON_ASCII);
+  if (high.length === 0 || sameSet(high, NON_ASCII) || size(high) <= MAX_LISTED) return normalizeSet([...ascii, ...high]);
+  return ascii;
+}
+
+/** An EBNF string literal of `text` (its characters as they are, `"` and `\` escaped). */
+export function quoted(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** A printable ASCII character inside an EBNF class: itself, `\\ ] - ^ [` escaped (xgrammar reads `\\x` escapes greedily: `\\x2d0` is one code point). */
+const classChar = (cp: number) => {
+  const c = String.fromCharCode(cp);
+  if (cp === 0x7f) return '\\u007f';
+  return '\\]-^['.includes(c) ? `\\${c}` : c;
+};
+
+/** One character of `s` as it is written inside a JSON string; null when none can be. */
+export function charsExpr(s: CharSet): string | null {
+  const w = writable(s);
+  const parts: string[] = [];
+  const raw: string[] = [];
+  for (const [lo, hi] of intersectSets(w, [[0x20, 0x7f]])) {
+    for (const [a, b] of [[lo, hi]]) {
+      const runs: [number, number][] = [];
+      for (let c = a!; c <= b!; c++) {
+        if (c === 0x22 || c === 0x5c) continue;
+        const last = runs[runs.length - 1];
+        if (last && last[1] === c - 1) last[1] = c;
+        else runs.push([c, c]);
+      }
+      for (const [x, y] of runs) raw.push(x === y ? classChar(x) : `${classChar(x)}-${classChar(y)}`);
+    }
+  }
+  if (raw.length > 0) parts.push(`[${raw.join('')}]`);
+  for (const [lo, hi] of intersectSets(w, [[0, 0x1f], [0x22, 0x22], [0x5c, 0x5c]])) {
+    for (let c = lo; c <= hi; c++) parts.push(quoted(SHORT_ESCAPES[c] ? `\\${SHORT_ESCAPES[c]}` : `\\u${c.toString(16).padStart(4, '0')}`));
+  }
+  const high = intersectSets(w, NON_ASCII);
+  if (sameSet(high, NON_ASCII)) parts.push('[^\\x00-\\x7f]');
+  else for (const [lo, hi] of high) for (let c = lo; c <= hi; c++) parts.push(quoted(String.fromCodePoint(c)));
+  if (parts.length === 0) return null;
+  return parts.length === 1 ? parts[0]! : `(${parts.join(' | ')})`;
+}
+
+/** A grammar under construction: rules by name, `root` first. */
+export class Ebnf {
+  readonly #rules = new Map<string, string>();
+  #next = 0;
+
+  /** A new rule name starting with `prefix`. */
+  name(prefix: string): string {
+    return `${prefix.replace(/[^a-zA-Z0-9_]/g, '_')}_${this.#next++}`;
+  }
+
+  set(name: string, body: string): string {
+    this.#rules.set(name, body);
+    return name;
+  }
+
+  has(name: string): boolean {
+    return this.#rules.has(name);
+  }
+
+  /** A new rule of `body`. */
+  rule(prefix: string, body: string): string {
+    return this.set(this.name(prefix), body);
+  }
+
+  text(): string {
+    const root = this.#rules.get('root');
+    const lines = root === undefined ? [] : [`root ::= ${root}`];
+    for (const [name, body] of this.#rules) if (name !== 'root') lines.push(`${name} ::= ${body}`);
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+/** `r` as one EBNF expression (characters written as inside a JSON string). */
+export function regexExpr(r: Regex): string {
+  switch (r.t) {
+    case 'set': {
+      const e = charsExpr(r.set);
+      if (e === null) throw new SchemaRefusal([], 'it needs characters this grammar engine cannot write (a range of non-ASCII characters)');
+      return e;
+    }
+    case 'seq':
+      return r.items.length === 0 ? '""' : r.items.length === 1 ? regexExpr(r.items[0]!) : `(${r.items.map(regexExpr).join(' ')})`;
+    case 'alt':
+      return `(${r.items.map(regexExpr).join(' | ')})`;
+    case 'rep': {
+      const inner = r.node.t === 'rep' ? `(${regexExpr(r.node)})` : regexExpr(r.node);
+      const { min, max } = r;
+      if (max === 0) return '""';
+      if (min === 0 && max === null) return `${inner}*`;
+      if (min === 1 && max === null) return `${inner}+`;
+      if (min === 0 && max === 1) return `${inner}?`;
+      if (max === null) return `${inner}{${min},}`;
+      return min === max ? `${inner}{${min}}` : `${inner}{${min},${max}}`;
+    }
+  }
+}
+
+/** `d` as rules, one per state (what it writes narrowed to `writable`); the start rule's name, or null when it accepts nothing writable. */
+export function dfaRules(d: Dfa, g: Ebnf, prefix: string): string | null {
+  const w = mapSets(d, writable);
+  if (w.accept.length === 0) return null;
+  const names = w.accept.map(() => g.name(prefix));
+  w.edges.forEach((edges, q) => {
+    const alts = edges.map((e) => `${charsExpr(e.set)!} ${names[e.to]}`);
+    if (w.accept[q]) alts.push('""');
+    g.set(names[q]!, alts.join(' | '));
+  });
+  return names[0]!;
+}

@@ -1,0 +1,227 @@
+/**
+ * Numbers under bounds, at digit level (as llguidance builds them): the texts of the integers or
+ * decimals in a range, one- or two-sided, of any size (±2^53 and past it), as a Regex over digits
+ * (regex.ts); `multipleOf` for integers as an automaton of remainders intersected with the range.
+ *
+ * Texts: integers `-?(0|[1-9][0-9]*)`, never `-0`; decimals `-?(0|[1-9][0-9]*)(\.[0-9]+)?`
+ * (no exponent where a bound applies). Bounds are compared as exact decimals. A schema's bound is
+ * a double; an exclusive bound becomes the inclusive bound of the next double inward (so that no
+ * text parses to the bound itself), except at 0, where "positive" is written exactly. Every text
+ * ≥ (≤) a double's shortest decimal parses to a double ≥ (≤) it: rounding is monotonic.
+ */
+import { intersect, regexDfa, type Dfa } from './char-automaton.ts';
+import { alt, EMPTY, lit, rep, seq, set, type Regex } from './regex.ts';
+
+export type Lang = { regex: Regex } | { dfa: Dfa };
+
+const D = set([[0x30, 0x39]]);
+const digits = (lo: number, hi: number): Regex | null => (lo > hi ? null : set([[0x30 + lo, 0x30 + hi]]));
+const opt = (...xs: (Regex | null)[]) => xs.filter((x): x is Regex => x !== null);
+const altOf = (xs: (Regex | null)[]): Regex | null => {
+  const ys = opt(...xs);
+  return ys.length === 0 ? null : alt(...ys);
+};
+
+/** Equal-length digit strings from `x` to `y` (x ≤ y). */
+function sameLength(x: string, y: string): Regex {
+  if (x.length === 0) return EMPTY;
+  if (x.length === 1) return digits(Number(x), Number(y))!;
+  if (/^0*$/.test(x) && /^9*$/.test(y)) return rep(D, x.length, x.length);
+  const a = Number(x[0]);
+  const b = Number(y[0]);
+  if (a === b) return seq(lit(x[0]!), sameLength(x.slice(1), y.slice(1)));
+  const n = x.length - 1;
+  return alt(
+    ...opt(
+      seq(lit(x[0]!), sameLength(x.slice(1), '9'.repeat(n))),
+      b - a > 1 ? seq(digits(a + 1, b - 1)!, rep(D, n, n)) : null,
+      seq(lit(y[0]!), sameLength('0'.repeat(n), y.slice(1))),
+    ),
+  );
+}
+
+/** The texts of the non-negative integers from `a` to `b` (null: no end). */
+function naturals(a: bigint, b: bigint | null): Regex | null {
+  if (b !== null && a > b) return null;
+  if (a === 0n) return altOf([lit('0'), b === 0n ? null : naturals(1n, b)]);
+  const la = a.toString().length;
+  const lb = b === null ? null : b.toString().length;
+  const parts: Regex[] = [];
+  for (let len = la; lb === null ? len === la : len <= lb; len++) {
+    const lo = len === la ? a.toString() : `1${'0'.repeat(len - 1)}`;
+    const hi = lb !== null && len === lb ? b!.toString() : '9'.repeat(len);
+    parts.push(sameLength(lo, hi));
+  }
+  if (lb === null) parts.push(seq(digits(1, 9)!, rep(D, la, null)));
+  return alt(...parts);
+}
+
+/** The texts of the integers in [lo, hi] (null: no bound); null when there is none. */
+export function integerRange(lo: bigint | null, hi: bigint | null): Regex | null {
+  if (lo !== null && hi !== null && lo > hi) return null;
+  const negative = lo === null || lo < 0n ? naturals(hi !== null && hi < 0n ? -hi : 1n, lo === null ? null : -lo) : null;
+  const natural = hi === null || hi >= 0n ? naturals(lo !== null && lo > 0n ? lo : 0n, hi) : null;
+  return altOf([negative && seq(lit('-'), negative), natural]);
+}
+
+/** Integers that are multiples of `k` (≥ 1) in [lo, hi]. */
+export function integerMultiples(k: bigint, lo: bigint | null, hi: bigint | null): Lang | null {
+  const range = integerRange(lo, hi);
+  if (range === null) return null;
+  if (k === 1n) return { regex: range };
+  // Remainders of the digits read so far: state 0 start, 1 after "-", 2 + r.
+  const n = Number(k);
+  const mod: Dfa = { accept: [false, false], edges: [[{ set: [[0x2d, 0x2d]], to: 1 }], []] };
+  for (let r = 0; r < n; r++) (mod.accept.push(r === 0), mod.edges.push([]));
+  for (const from of [0, 1]) for (let d = 0; d <= 9; d++) mod.edges[from]!.push({ set: [[0x30 + d, 0x30 + d]], to: 2 + (d % n) });
+  for (let r = 0; r < n; r++) for (let d = 0; d <= 9; d++) mod.edges[2 + r]!.push({ set: [[0x30 + d, 0x30 + d]], to: 2 + ((r * 10 + d) % n) });
+  const dfa = intersect(regexDfa(range), mod);
+  return dfa.accept.length === 0 ? null : { dfa };
+}
+
+/** A decimal as digits: integer part (no leading zeros) and fraction (no trailing zeros). */
+export interface Decimal {
+  neg: boolean;
+  int: string;
+  frac: string;
+}
+
+/** The exact decimal of a double's shortest text (String(x)). */
+export function decimalOf(x: number): Decimal {
+  const neg = x < 0 || Object.is(x, -0);
+  const [mant, exp] = String(Math.abs(x)).split('e') as [string, string | undefined];
+  const [i, f = ''] = mant.split('.') as [string, string | undefined];
+  let ds = i! + f;
+  let point = i!.length + Number(exp ?? 0);
+  if (point < 0) (ds = '0'.repeat(-point) + ds), (point = 0);
+  if (point > ds.length) ds += '0'.repeat(point - ds.length);
+  const int = ds.slice(0, point).replace(/^0+/, '') || '0';
+  const frac = ds.slice(point).replace(/0+$/, '');
+  return { neg: neg && (int !== '0' || frac !== ''), int, frac };
+}
+
+/** The next double toward +∞ (up) or −∞. */
+export function nextDouble(x: number, up: boolean): number {
+  if (x === 0) return up ? Number.MIN_VALUE : -Number.MIN_VALUE;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  view.setBigUint64(0, (x > 0) === up ? bits + 1n : bits - 1n);
+  return view.getFloat64(0);
+}
+
+const FRAC_ANY = rep(seq(lit('.'), rep(D, 1, null)), 0, 1);
+const DS = rep(D, 0, null);
+
+/** Non-empty digit strings d with 0.d ≥ 0.f (f non-empty, no trailing zeros). */
+function fracAtLeast(f: string): Regex {
+  const rest = f.length === 1 ? DS : fracAtLeast(f.slice(1));
+  return alt(...opt(digits(Number(f[0]) + 1, 9) && seq(digits(Number(f[0]) + 1, 9)!, DS), seq(lit(f[0]!), rest)));
+}
+/** Non-empty digit strings d with 0.d ≤ 0.f (f non-empty). */
+function fracAtMostNE(f: string): Regex {
+  const first = digits(0, Number(f[0]) - 1);
+  return alt(...opt(first && seq(first, DS), seq(lit(f[0]!), fracAtMost(f.slice(1)))));
+}
+/** Digit strings d (empty allowed) with 0.d ≤ 0.f. */
+function fracAtMost(f: string): Regex {
+  return f === '' ? rep(lit('0'), 0, null) : alt(EMPTY, fracAtMostNE(f));
+}
+/** Non-empty digit strings d with 0.a ≤ 0.d ≤ 0.b (a non-empty). */
+function fracBetween(a: string, b: string): Regex | null {
+  const a0 = Number(a[0]);
+  const b0 = b === '' ? 0 : Number(b[0]);
+  if (a0 > b0) return null;
+  if (a0 === b0) {
+    if (a.length === 1) return seq(lit(a[0]!), fracAtMost(b.slice(1)));
+    const inner = fracBetween(a.slice(1), b.slice(1));
+    return inner && seq(lit(a[0]!), inner);
+  }
+  const mid = digits(a0 + 1, b0 - 1);
+  return alt(...opt(seq(lit(a[0]!), a.length === 1 ? DS : fracAtLeast(a.slice(1))), mid && seq(mid, DS), seq(lit(b[0]!), fracAtMost(b.slice(1)))));
+}
+
+/** Texts of the non-negative decimals from `lo` to `hi` (hi null: no end; both non-negative). */
+function decimals(lo: Decimal, hi: Decimal | null): Regex | null {
+  const li = BigInt(lo.int);
+  const atLeastLo = seq(lit(lo.int), lo.frac === '' ? FRAC_ANY : seq(lit('.'), fracAtLeast(lo.frac)));
+  if (hi === null) return alt(atLeastLo, seq(naturals(li + 1n, null)!, FRAC_ANY));
+  const ui = BigInt(hi.int);
+  if (li > ui) return null;
+  const upToHi = hi.frac === '' ? rep(seq(lit('.'), rep(lit('0'), 1, null)), 0, 1) : alt(EMPTY, seq(lit('.'), fracAtMostNE(hi.frac)));
+  if (li === ui) {
+    if (lo.frac === '') return seq(lit(lo.int), upToHi);
+    const between = fracBetween(lo.frac, hi.frac);
+    return between && seq(lit(lo.int), lit('.'), between);
+  }
+  const mid = naturals(li + 1n, ui - 1n);
+  return alt(...opt(atLeastLo, mid && seq(mid, FRAC_ANY), seq(lit(hi.int), upToHi)));
+}
+
+const POSITIVE = regexDfa(alt(seq(digits(1, 9)!, DS, FRAC_ANY), seq(lit('0.'), rep(lit('0'), 0, null), digits(1, 9)!, DS)));
+const isZero = (d: Decimal) => d.int === '0' && d.frac === '';
+
+/** A bound on a number: its value and whether it is exclusive. */
+export interface Bound {
+  value: number;
+  exclusive: boolean;
+}
+
+/** The texts of the numbers (decimals, no exponent) within the bounds; null when there is none. */
+export function numberRange(lo: Bound | null, hi: Bound | null): Lang | null {
+  // Inclusive bounds, but "strictly positive" / "strictly negative" at an exclusive 0.
+  const strictLo = lo !== null && lo.exclusive && lo.value === 0;
+  const strictHi = hi !== null && hi.exclusive && hi.value === 0;
+  const l = lo === null ? null : decimalOf(lo.exclusive && !strictLo ? nextDouble(lo.value, true) : lo.value);
+  const h = hi === null ? null : decimalOf(hi.exclusive && !strictHi ? nextDouble(hi.value, false) : hi.value);
+  if (l !== null && h !== null && compareDecimals(l, h) > 0) return null;
+  const zero: Decimal = { neg: false, int: '0', frac: '' };
+  const abs = (d: Decimal): Decimal => ({ ...d, neg: false });
+  const parts: Lang[] = [];
+  if ((h === null || !h.neg) && !strictHi) {
+    const from = l === null || l.neg ? zero : l;
+    const r = decimals(from, h);
+    if (r) parts.push(isZero(from) && strictLo ? { dfa: intersect(regexDfa(r), POSITIVE) } : { regex: r });
+  }
+  if (l === null || l.neg) {
+    const from = h === null || !h.neg ? zero : abs(h);
+    const r = decimals(from, l === null ? null : abs(l));
+    if (r) parts.push(isZero(from) ? { dfa: prefixMinus(intersect(regexDfa(r), POSITIVE)) } : { regex: seq(lit('-'), r) });
+  }
+  const live = parts.filter((p) => !('dfa' in p) || p.dfa.accept.length > 0);
+  if (live.length === 0) return null;
+  if (live.every((p) => 'regex' in p)) return { regex: alt(...live.map((p) => (p as { regex: Regex }).regex)) };
+  return { dfa: union(live.map((p) => ('dfa' in p ? p.dfa : regexDfa(p.regex)))) };
+}
+
+/** "-" then `d`. */
+function prefixMinus(d: Dfa): Dfa {
+  if (d.accept.length === 0) return d;
+  return { accept: [false, ...d.accept], edges: [[{ set: [[0x2d, 0x2d]], to: 1 }], ...d.edges.map((es) => es.map((e) => ({ set: e.set, to: e.to + 1 })))] };
+}
+
+/** One automaton for several whose first characters never overlap in meaning ("-" or digits). */
+function union(ds: Dfa[]): Dfa {
+  if (ds.length === 1) return ds[0]!;
+  // A fresh start state with each automaton's first edges (their first characters are disjoint:
+  // "-" for negatives, digits for the rest).
+  const out: Dfa = { accept: [ds.some((d) => d.accept[0])], edges: [[]] };
+  for (const d of ds) {
+    const base = out.accept.length;
+    out.accept.push(...d.accept);
+    out.edges.push(...d.edges.map((es) => es.map((e) => ({ set: e.set, to: e.to + base }))));
+    out.edges[0]!.push(...d.edges[0]!.map((e) => ({ set: e.set, to: e.to + base })));
+  }
+  return out;
+}
+
+export function compareDecimals(a: Decimal, b: Decimal): number {
+  if (a.neg !== b.neg) return a.neg ? -1 : 1;
+  const sign = a.neg ? -1 : 1;
+  if (a.int.length !== b.int.length) return sign * (a.int.length - b.int.length);
+  if (a.int !== b.int) return sign * (a.int < b.int ? -1 : 1);
+  const n = Math.max(a.frac.length, b.frac.length);
+  const fa = a.frac.padEnd(n, '0');
+  const fb = b.frac.padEnd(n, '0');
+  return fa === fb ? 0 : sign * (fa < fb ? -1 : 1);
+}

@@ -1,0 +1,62 @@
+/**
+ * A string's constraints as one language: `pattern`s, `format` (a pattern of our own:
+ * format-patterns.ts), `minLength`/`maxLength` (code points, as JSON Schema counts). One pattern
+ * or format alone is written as its expression; several, or a length beside them, are intersected
+ * exactly as automata (where one language is inside the others, that one is written alone).
+ */
+import { FORMAT_PATTERNS } from '../format-patterns.ts';
+import { intersect, isEmpty, isSubset, regexDfa, withLength, type Dfa } from './char-automaton.ts';
+import { dfaRules, Ebnf, regexExpr } from './ebnf-emit.ts';
+import type { Flat, Path } from './flat.ts';
+import { refusedAt, SchemaRefusal } from './refusal.ts';
+import { lengthRange, parsePattern, type Regex } from './regex.ts';
+
+/** One character inside a JSON string, as JSON.stringify writes it. */
+export const JSON_CHAR = '([^"\\\\\\x00-\\x1f] | "\\\\" ["\\\\bfnrt] | "\\\\u00" ("0" [0-7bef] | "1" [0-9a-f]))';
+
+interface Part {
+  regex: Regex;
+  path: Path;
+}
+
+/** The string constraints of `f` as languages (patterns and formats), each with its keyword's path. */
+export function stringParts(f: Flat): Part[] {
+  const parts: Part[] = [];
+  for (const p of f.patterns) parts.push({ regex: refusedAt(p.path, () => parsePattern(p.source)), path: p.path });
+  for (const fm of f.formats) {
+    const source = (FORMAT_PATTERNS as Record<string, string | undefined>)[fm.name];
+    if (source) parts.push({ regex: parsePattern(source), path: fm.path });
+  }
+  return parts;
+}
+
+/** The content of a string (between its quotes) satisfying `f`'s string keywords; null when none. */
+export function stringContent(f: Flat, g: Ebnf, jsonChar: string): string | null {
+  const min = f.minLength;
+  const max = f.maxLength;
+  if (max !== null && min > max) return null;
+  const parts = stringParts(f);
+  const lengthFits = (r: Regex) => {
+    const [lo, hi] = lengthRange(r);
+    return lo >= min && (max === null || (hi !== null && hi <= max));
+  };
+  if (parts.length === 0) {
+    if (max === null) return min === 0 ? `${jsonChar}*` : `${jsonChar}{${min},}`;
+    return max === 0 ? '""' : min === max ? `${jsonChar}{${min}}` : `${jsonChar}{${min},${max}}`;
+  }
+  if (parts.length === 1 && lengthFits(parts[0]!.regex)) return refusedAt(parts[0]!.path, () => regexExpr(parts[0]!.regex));
+  const dfas = parts.map((p) => refusedAt(p.path, () => regexDfa(p.regex)));
+  // A language inside all the others (zod's uuid pattern beside format "uuid"): written alone.
+  for (let i = 0; i < parts.length; i++) {
+    if (!lengthFits(parts[i]!.regex)) continue;
+    if (dfas.every((d, j) => j === i || isSubset(dfas[i]!, d))) return refusedAt(parts[i]!.path, () => regexExpr(parts[i]!.regex));
+  }
+  const last = parts[parts.length - 1]!.path;
+  let dfa: Dfa = dfas[0]!;
+  for (let i = 1; i < dfas.length; i++) dfa = refusedAt(parts[i]!.path, () => intersect(dfa, dfas[i]!));
+  if (isEmpty(dfa)) throw new SchemaRefusal(last, 'no string satisfies both this and the other pattern or format beside it');
+  if (min > 0 || max !== null) dfa = refusedAt(f.at['maxLength'] ?? last, () => withLength(dfa, min, max));
+  if (isEmpty(dfa)) return null;
+  const start = dfaRules(dfa, g, 'str');
+  return start;
+}

@@ -1,0 +1,114 @@
+/**
+ * The schema compiler's parts against independent computations: digit-level number ranges
+ * (every integer or decimal text in a window, matched by the compiled language, against BigInt /
+ * exact decimal comparison and the double the text parses to), and schemas as libraries write
+ * them walked through a real xgrammar matcher (valid texts taken, invalid ones refused).
+ */
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Dfa } from '../../src/engine/grammar/json-schema/char-automaton.ts';
+import { regexDfa } from '../../src/engine/grammar/json-schema/char-automaton.ts';
+import { integerMultiples, integerRange, numberRange, type Lang } from '../../src/engine/grammar/json-schema/numeric.ts';
+import { CharWalker } from '../support/grammar-walk.ts';
+
+/** Whether automaton `d` accepts `text`. */
+function runs(d: Dfa, text: string): boolean {
+  if (d.accept.length === 0) return false;
+  let q = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    const e = d.edges[q]!.find((x) => x.set.some(([lo, hi]) => lo <= cp && cp <= hi));
+    if (!e) return false;
+    q = e.to;
+  }
+  return d.accept[q]!;
+}
+const dfaOf = (l: Lang | null): Dfa => (l === null ? { accept: [], edges: [] } : 'regex' in l ? regexDfa(l.regex) : l.dfa);
+
+describe('integer ranges, digit by digit', () => {
+  it('match exactly the integers in [lo, hi], one- or two-sided, past 2^53', () => {
+    const big = 2n ** 60n;
+    fc.assert(
+      fc.property(fc.option(fc.bigInt({ min: -big, max: big })), fc.option(fc.bigInt({ min: -big, max: big })), fc.array(fc.bigInt({ min: -5000n, max: 5000n }), { minLength: 40, maxLength: 40 }), (lo, hi, around) => {
+        const d = dfaOf(integerRange(lo, hi) && { regex: integerRange(lo, hi)! });
+        const probes = [...around, ...around.map((x) => x + (lo ?? 0n)), ...around.map((x) => x + (hi ?? 0n))];
+        for (const n of probes) expect(runs(d, n.toString()), `${n} in [${lo}, ${hi}]`).toBe((lo === null || n >= lo) && (hi === null || n <= hi));
+        expect(runs(d, '-0')).toBe(false);
+        expect(runs(d, '007')).toBe(false);
+      }),
+      { numRuns: 100, seed: 57 },
+    );
+  });
+
+  it('zod\'s .int(): ±9007199254740991, exactly', () => {
+    const d = dfaOf({ regex: integerRange(-9007199254740991n, 9007199254740991n)! });
+    for (const t of ['0', '-1', '9007199254740991', '-9007199254740991', '1234567890123456']) expect(runs(d, t), t).toBe(true);
+    for (const t of ['9007199254740992', '-9007199254740992', '10000000000000000', '1.5']) expect(runs(d, t), t).toBe(false);
+  });
+
+  it('multiples of k within bounds', () => {
+    for (const [k, lo, hi] of [[5n, 0n, 200n], [3n, -50n, 50n], [7n, null, null], [100n, 1n, null]] as const) {
+      const d = dfaOf(integerMultiples(k, lo ?? -10000n, hi ?? 10000n));
+      for (let n = -400n; n <= 400n; n++) expect(runs(d, n.toString()), `${n} ${k}`).toBe(n % k === 0n && (lo === null || n >= lo) && (hi === null || n <= hi));
+    }
+  });
+});
+
+describe('number ranges: decimals, exclusive or not', () => {
+  const texts = (n: number) => [String(n), n.toFixed(1), n.toFixed(3), n.toFixed(7)].filter((t) => !/e/.test(t));
+  it('every plain decimal text is accepted exactly when the double it parses to is within the bounds', () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.record({ value: fc.double({ min: -1000, max: 1000, noNaN: true }), exclusive: fc.boolean() })),
+        fc.option(fc.record({ value: fc.double({ min: -1000, max: 1000, noNaN: true }), exclusive: fc.boolean() })),
+        fc.array(fc.double({ min: -1200, max: 1200, noNaN: true }), { minLength: 30, maxLength: 30 }),
+        (lo, hi, probes) => {
+          const d = dfaOf(numberRange(lo, hi));
+          const inside = (x: number) => (lo === null || (lo.exclusive ? x > lo.value : x >= lo.value)) && (hi === null || (hi.exclusive ? x < hi.value : x <= hi.value));
+          for (const p of [...probes, ...(lo ? [lo.value] : []), ...(hi ? [hi.value] : [])]) {
+            for (const t of texts(p)) {
+              if (Object.is(Number(t), -0) || t.startsWith('-0') && Number(t) === 0) continue;
+              const ok = runs(d, t);
+              // Never a text outside the bounds; inside, every text but those within a double's rounding of an exclusive bound.
+              if (ok) expect(inside(Number(t)), `${t} accepted for ${JSON.stringify([lo, hi])}`).toBe(true);
+              else if (inside(Number(t)) && !(lo?.exclusive && Math.abs(Number(t) - lo.value) < 1e-9) && !(hi?.exclusive && Math.abs(Number(t) - hi.value) < 1e-9)) {
+                expect.fail(`${t} refused for ${JSON.stringify([lo, hi])}`);
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 40, seed: 57 },
+    );
+  });
+
+  it('positive (exclusiveMinimum 0, zod\'s .positive()): no zero of any writing', () => {
+    const d = dfaOf(numberRange({ value: 0, exclusive: true }, null));
+    for (const t of ['0', '0.0', '0.000', '-1', '-0.5']) expect(runs(d, t), t).toBe(false);
+    for (const t of ['0.001', '1', '12.5', '0.10']) expect(runs(d, t), t).toBe(true);
+  });
+});
+
+describe('schemas as zod 4 writes them, walked through xgrammar', () => {
+  const walker = new CharWalker();
+  afterAll(() => walker.clear());
+  const f = (schema: Record<string, unknown>) => ({ type: 'json_schema' as const, schema });
+  const cases: [string, Record<string, unknown>, string[], string[]][] = [
+    ['z.number().int()', { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, ['0', '-12', '9007199254740991'], ['9007199254740992', '1.5', '-0']],
+    ['.int().min(1)', { type: 'integer', minimum: 1, maximum: 9007199254740991 }, ['1', '42'], ['0', '-1']],
+    ['.positive()', { type: 'number', exclusiveMinimum: 0 }, ['0.5', '3'], ['0', '-2', '0.0']],
+    ['z.email()', { type: 'string', format: 'email', pattern: "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$" }, ['"ada@example.com"', '"a.b@c.io"'], ['"a@b"', '"a-@x-.com"', '".a@b.com"', '"a@b-.com"']],
+    ['z.uuid()', { type: 'string', format: 'uuid', pattern: '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$' }, ['"123e4567-e89b-12d3-a456-426614174000"'], ['"123e4567-e89b-92d3-a456-426614174000"', '"x"']],
+    ['z.iso.date()', { type: 'string', format: 'date', pattern: '^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$' }, ['"2024-02-29"', '"1999-12-31"'], ['"2023-02-29"', '"2024-13-01"']],
+    ['z.record()', { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'number' } }, ['{}', '{"a": 1, "b c": 2.5}'], ['{"a": "x"}']],
+    ['z.discriminatedUnion()', { oneOf: [{ type: 'object', properties: { kind: { type: 'string', const: 'a' }, x: { type: 'string' } }, required: ['kind', 'x'], additionalProperties: false }, { type: 'object', properties: { kind: { type: 'string', const: 'b' }, y: { type: 'number' } }, required: ['kind', 'y'], additionalProperties: false }] }, ['{"kind": "a", "x": "q"}', '{"kind": "b", "y": 2}'], ['{"kind": "a", "y": 2}', '{"kind": "c", "x": "q"}']],
+    ['.nullable() / .optional()', { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'null' }] }, b: { type: 'string' } }, required: ['a'], additionalProperties: false }, ['{"a": null}', '{"a": "x", "b": "y"}'], ['{"b": "y"}', '{"a": 1}']],
+    ['z.tuple()', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2, maxItems: 2 }, ['["a", 1]'], ['["a"]', '["a", 1, 2]', '[1, "a"]']],
+  ];
+  for (const [what, schema, valid, invalid] of cases) {
+    it(what, async () => {
+      for (const t of valid) expect(await walker.accepts(f(schema), t), `${t} is valid`).toBe(true);
+      for (const t of invalid) expect(await walker.accepts(f(schema), t), `${t} is invalid`).toBe(false);
+    });
+  }
+});
