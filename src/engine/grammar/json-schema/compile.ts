@@ -188,7 +188,7 @@ class SchemaCompiler {
   }
 
   object(f: Flat): string | null {
-    if (f.at['properties'] === undefined && f.required.size === 0 && f.additional === null && f.patternProperties.length === 0 && f.propertyNames.length === 0 && f.minProperties === 0 && f.maxProperties === null) return 'anyobj';
+    if (f.properties.size === 0 && f.at['properties'] === undefined && f.required.size === 0 && f.additional === null && f.patternProperties.length === 0 && f.propertyNames.length === 0 && f.minProperties === 0 && f.maxProperties === null) return 'anyobj';
     const names = [...f.properties.keys()];
     for (const r of f.required) if (!f.properties.has(r)) names.push(r);
     const nameOk = (n: string) => f.propertyNames.length === 0 || satisfiesSubs(this.fl, n, f.propertyNames);
