@@ -28,6 +28,8 @@ import type { BackendKind } from '../../src/server/cli-args.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { serveOptions, sharedModel, startLoopback } from '../../test/server/support/served.ts';
 import { commitId, machineDescription } from '../../scripts/machine/machine.ts';
+import { GENERATED } from '../../test/support/models.ts';
+import { measureEmbeddedServe } from './embedded-serve-rows.ts';
 import { round } from './measure.ts';
 import { median } from './schema.ts';
 
@@ -198,7 +200,9 @@ async function measureOne(x: Setup, row: Pick<ServeResult, 'backend' | 'model' |
 // 200: at 40 a few slow repetitions on a shared machine moved a median by a few tenths of a millisecond (docs/scale-out.md).
 export async function runServeOnly(json: string, log: (...a: unknown[]) => void, repo: string, reps = 200): Promise<void> {
   const serve = await measureServe({ model: 'tiny-random-llama', reps, stateSentences: 8, log });
-  const result = { schema: 'jev-bench/1', machine: machineDescription(), commit: commitId(repo), date: new Date().toISOString(), serve };
+  // The engine in-process beside llama.cpp native (embedded-serve-rows.ts): a real model's compute, so far fewer repetitions.
+  const embedded = await measureEmbeddedServe({ root: GENERATED, reps: Math.max(1, Math.min(reps, 5)), log });
+  const result = { schema: 'jev-bench/1', machine: machineDescription(), commit: commitId(repo), date: new Date().toISOString(), serve, embedded };
   mkdirSync(dirname(json), { recursive: true });
   writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
   log(`wrote ${json}`);
