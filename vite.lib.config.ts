@@ -25,10 +25,28 @@ function portableWorkerUrl(): Plugin {
   };
 }
 
+/**
+ * Inside the engine's worker (itself in assets/), the grammar worker it spawns
+ * (src/engine/grammar/grammar-thread.ts) is written the same root way: rewritten to its name
+ * beside the engine's worker, `new URL("./grammar.worker-….js", import.meta.url)`.
+ */
+function siblingWorkerUrl(): Plugin {
+  return {
+    name: 'jev-sibling-worker-url',
+    renderChunk(code) {
+      const out = code.replace(
+        /new URL\(\s*(?:\/\*\s*@vite-ignore\s*\*\/\s*)?[`"]\/assets\/([^`"]+\.js)[`"],\s*(?:``|"")\s*\+\s*import\.meta\.url\s*\)/g,
+        'new URL("./$1", import.meta.url)',
+      );
+      return out === code ? null : { code: out, map: null };
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [ortFiles(), portableWorkerUrl()],
   publicDir: false,
-  worker: { format: 'es', plugins: () => [ortUrlRewrite()] },
+  worker: { format: 'es', plugins: () => [ortUrlRewrite(), siblingWorkerUrl()] },
   build: {
     outDir: 'dist/lib',
     emptyOutDir: true,

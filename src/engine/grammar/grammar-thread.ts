@@ -48,8 +48,8 @@ async function nodeThread(): Promise<GrammarThread> {
   const urlSpecifier = 'node:url';
   const { createRequire } = (await import(/* @vite-ignore */ moduleSpecifier)) as { createRequire(url: string): { resolve(id: string): string } };
   const { pathToFileURL } = (await import(/* @vite-ignore */ urlSpecifier)) as { pathToFileURL(path: string): URL };
-  const entry = ['..', '..', '..', 'worker', 'grammar.worker.node.ts'].join('/'); // not a literal: Vite would emit it as an asset
-  const url = new URL(entry, import.meta.url).href;
+  // From this file's own URL, not as `new URL('…', import.meta.url)`: bundlers would take that for an asset to emit.
+  const url = import.meta.url.replace(/src\/engine\/grammar\/[^/]*$/, 'worker/grammar.worker.node.ts');
   // The ES module build of tsx's API (its exports give `require` the CommonJS one).
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
   // An ES module (not an eval script, whose `module` and `exports` globals would take xgrammar's
