@@ -3,12 +3,15 @@
  * isolated (e2e/support/static-server.ts), its model from `--host` or from a local server over
  * the repository's model folders in the hub layout (e2e/support/model-host.ts). Decisions go
  * through the page's own client, `window.jev.decisions.create`: the same facade, worker and
- * engine code as the playground, the library and the HTTP surface.
+ * engine code as the playground, the library and the HTTP surface; extractions likewise through
+ * `window.jev.extractions.create`.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import type { DecisionRequestInput, DecisionResponse } from '../../src/contract/index.ts';
+import type { ExtractionRequestInput } from '../../src/contract/extraction-request.ts';
+import type { ExtractionResponse } from '../../src/contract/extraction-response.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import type { EngineStatus } from '../../src/protocol/engine-api.ts';
 import { CHROMIUM_ARGS, chromiumPath } from '../machine/chromium.ts';
@@ -32,6 +35,8 @@ export interface BrowserEngineOptions {
 export interface BrowserEngine {
   status: EngineStatus;
   decide(request: DecisionRequestInput, options: { signal?: AbortSignal }): Promise<DecisionResponse>;
+  /** `window.jev.extractions.create`; refused where the page's client has none. */
+  extract(request: ExtractionRequestInput, options: { signal?: AbortSignal }): Promise<ExtractionResponse>;
   close(): Promise<void>;
 }
 
@@ -41,6 +46,7 @@ export class ModelLoadError extends Error {
 }
 
 type JevWindow = { jev: JevClient };
+type ExtractingWindow = { jev: { extractions?: { create(r: ExtractionRequestInput): Promise<ExtractionResponse> } } };
 
 export async function openBrowserEngine(options: BrowserEngineOptions): Promise<BrowserEngine> {
   const closers: (() => Promise<unknown>)[] = [];
@@ -80,6 +86,19 @@ export async function openBrowserEngine(options: BrowserEngineOptions): Promise<
         signal?.throwIfAborted();
         try {
           return await page.evaluate((r) => (window as unknown as JevWindow).jev.decisions.create(r), request);
+        } catch (e) {
+          signal?.throwIfAborted();
+          throw new Error(pageMessage(e));
+        }
+      },
+      extract: async (request, { signal }) => {
+        signal?.throwIfAborted();
+        try {
+          return await page.evaluate((r) => {
+            const extractions = (window as unknown as ExtractingWindow).jev.extractions;
+            if (!extractions) throw new Error("this build's client has no extractions.create");
+            return extractions.create(r);
+          }, request);
         } catch (e) {
           signal?.throwIfAborted();
           throw new Error(pageMessage(e));

@@ -15,7 +15,9 @@ import { basename, extname, join, relative, resolve } from 'node:path';
 import { calibrationProfileSchema, JevError, parseWith, type CalibrationProfile, type QuestionInput } from '../../src/contract/index.ts';
 import {
   DatasetError,
+  isExtractionSet,
   modeTitle,
+  parseExtractionSet,
   parseDataset,
   runEvaluation,
   type EvaluationModeOptions,
@@ -26,6 +28,7 @@ import { appFolder, REPO } from './app-build.ts';
 import { parseArgs, USAGE, UsageError, type EvalArgs } from './args.ts';
 import { checkLocalModel, ModelLoadError, openBrowserEngine } from './browser-engine.ts';
 import { progressBar } from './progress.ts';
+import { extractionSummary, runExtractionSet } from './run-extraction.ts';
 import { writeReport } from './write-report.ts';
 
 const log = (line: string) => process.stderr.write(`eval: ${line}\n`);
@@ -59,8 +62,45 @@ function readProfile(path: string): CalibrationProfile {
   }
 }
 
+/** A labelled extraction set (docs/evaluation.md, "Extraction sets"): one mode, no profiles. */
+async function mainExtraction(args: EvalArgs, dataPath: string, text: string): Promise<number> {
+  if (args.fit !== null || args.profile !== null || args.questions !== null) {
+    throw new InputError('--fit, --profile and --questions are for decision sets; an extraction set takes none of them');
+  }
+  let items;
+  try {
+    items = parseExtractionSet(text);
+  } catch (e) {
+    if (e instanceof DatasetError) throw new InputError(`${args.data}: ${e.message}`);
+    throw e;
+  }
+  if (args.limit !== null) items = items.slice(0, args.limit);
+  const out = resolve(args.out ?? join(REPO, 'eval-results', basename(dataPath, extname(dataPath))));
+  if (args.host === null) checkLocalModel(args.model);
+  const app = await appFolder(args.app, log);
+  const engine = await openBrowserEngine({ app, port: args.port, model: args.model, host: args.host, device: args.device, dtype: args.dtype, loadTimeoutMs: args.timeoutS * 1000, log });
+  const abort = new AbortController();
+  const onSignal = () => abort.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  try {
+    log(`loaded ${engine.status.version ?? engine.status.model} on ${engine.status.device}; ${items.length} extraction items`);
+    const { report, written } = await runExtractionSet({ items, dataName: basename(dataPath), engine, out, signal: abort.signal });
+    process.stdout.write(extractionSummary(report));
+    log(`wrote ${written.length} files to ${shownPath(out)} (report.md, report.json, observations.jsonl, SVGs)`);
+    if (report.errors.length > 0) log(`${report.errors.length} request(s) failed (first: ${report.errors[0]!.message}); see report.md`);
+    return report.errors.length === items.length ? 1 : 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    await engine.close();
+  }
+}
+
 async function main(args: EvalArgs): Promise<number> {
   const dataPath = resolve(args.data);
+  if (extname(dataPath) !== '.csv') {
+    const text = readText(dataPath, '--data');
+    if (isExtractionSet(text)) return mainExtraction(args, dataPath, text);
+  }
   const questions = args.questions === null ? undefined : (readJson(args.questions, '--questions') as Record<string, QuestionInput>);
   let items;
   try {

@@ -6,6 +6,9 @@
  * - eval/ticket-routing.jsonl: 160 customer-support tickets (queue, urgent, frustration);
  * - eval/sentiment.jsonl: 120 product reviews (sentiment, stars), and the same reviews as
  *   eval/sentiment.csv with their questions in eval/sentiment.questions.json (the CSV variant).
+ * - eval/invoices.extraction.jsonl (40 invoices) and eval/appointments.extraction.jsonl (40
+ *   appointment requests): labelled extraction sets, each value (or null) and its span written by
+ *   the generator (examples/extraction-sets.ts). They test the evaluation's mechanics, not a model.
  * Each label is true by construction: the fragment that carries it was written for it (see the
  * fragment files). `--check` writes nothing and fails if a file differs from what it would write.
  */
@@ -15,10 +18,13 @@ import Papa from 'papaparse';
 import { Xoshiro128 } from '../models/prng.ts';
 import { joins, products, ratings, reviewQuestions } from './examples/reviews.ts';
 import { devices, months, plans, signOffs, ticketCores, ticketQuestions, tone } from './examples/tickets.ts';
+import { appointmentRows, invoiceRows, type ExtractionRow } from './examples/extraction-sets.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 export const TICKETS = 160;
 export const REVIEWS = 120;
+export const INVOICES = 40;
+export const APPOINTMENTS = 40;
 
 interface Row {
   id: string;
@@ -38,7 +44,13 @@ export function exampleFiles(): Record<string, string> {
       { columns: ['id', 'state', ...Object.keys(reviewQuestions)], newline: '\n' },
     )}\n`,
     'eval/sentiment.questions.json': `${JSON.stringify(reviewQuestions, null, 2)}\n`,
+    'eval/invoices.extraction.jsonl': extractionJsonl(invoiceRows(new Xoshiro128(59), INVOICES)),
+    'eval/appointments.extraction.jsonl': extractionJsonl(appointmentRows(new Xoshiro128(5959), APPOINTMENTS)),
   };
+}
+
+function extractionJsonl(rows: ExtractionRow[]): string {
+  return rows.map((r) => `${JSON.stringify(r)}\n`).join('');
 }
 
 function jsonl(rows: Row[], questions: object): string {

@@ -156,7 +156,7 @@ describe('the example sets', () => {
 
   it('are what scripts/eval/write-examples.ts writes', () => {
     const files = exampleFiles();
-    expect(Object.keys(files).sort()).toEqual(['eval/sentiment.csv', 'eval/sentiment.jsonl', 'eval/sentiment.questions.json', 'eval/ticket-routing.jsonl']);
+    expect(Object.keys(files).sort()).toEqual(['eval/appointments.extraction.jsonl', 'eval/invoices.extraction.jsonl', 'eval/sentiment.csv', 'eval/sentiment.jsonl', 'eval/sentiment.questions.json', 'eval/ticket-routing.jsonl']);
     for (const [path, content] of Object.entries(files)) expect(read(path), path).toBe(content);
   });
 
