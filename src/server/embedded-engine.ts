@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { env } from '@huggingface/transformers';
 import { JevError } from '../contract/index.ts';
 import * as Comlink from 'comlink';
@@ -10,7 +11,7 @@ import type { EngineBinding } from '../facade/engine-client.ts';
 import type { HangWatchdogOptions } from '../facade/hang-watchdog.ts';
 import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import type { ServeDevice } from './cli-args.ts';
-import { engineThread, type EngineThreadData } from './engine-thread.ts';
+import { engineThread, engineThreadEntry, type EngineThreadData } from './engine-thread.ts';
 import { folderHasModel } from './model-location.ts';
 
 export interface EmbeddedEngineOptions {
@@ -45,6 +46,13 @@ export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
       param: 'model',
       details: { reason: 'model_not_found', model, host: options.host },
     });
+  }
+  if (!existsSync(fileURLToPath(engineThreadEntry()))) {
+    throw new JevError(
+      'model_load_failed',
+      'The in-process engine runs from a checkout of jev-local (npm run serve -- …), where onnxruntime-node and the TypeScript sources are installed; the published package serves --backend sglang|vllm only (docs/server.md).',
+      { param: 'backend', details: { reason: 'engine_not_packaged' } },
+    );
   }
   // Errors cross the thread's port as the page's cross its worker's (both sides install it).
   installErrorTransfer();

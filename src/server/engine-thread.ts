@@ -15,6 +15,14 @@ export interface EngineThreadData {
 }
 
 /**
+ * The thread's entry, worker/engine.worker.node.ts, run through tsx: present in a checkout, absent
+ * from the published package (whose server, dist/lib/server.js, relays only).
+ */
+export function engineThreadEntry(): URL {
+  return new URL(['..', '..', 'worker', 'engine.worker.node.ts'].join('/'), import.meta.url); // not a literal: Vite would emit it as an asset
+}
+
+/**
  * The engine in a Node `worker_threads` Worker (worker/engine.worker.node.ts), as the facade's
  * EngineSupervisor sees it — the Node counterpart of facade/worker-instance.ts: its API through
  * Comlink over the thread's port, and its death, seen three ways:
@@ -27,7 +35,7 @@ export interface EngineThreadData {
  * (an onnxruntime-node run) is stopped when that call returns.
  */
 export function engineThread(data: EngineThreadData, watch: HangWatchdogOptions = {}): EngineInstance {
-  const entry = new URL(['..', '..', 'worker', 'engine.worker.node.ts'].join('/'), import.meta.url).href;
+  const entry = engineThreadEntry().href;
   // tsx's loader, registered inside the thread, reads the TypeScript entry and what it imports (as the grammar thread does).
   const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: data, name: 'jev-engine' });

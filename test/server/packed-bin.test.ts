@@ -51,4 +51,11 @@ describe('the packed bin', () => {
     expect(serve.stderr).toContain('is unavailable');
     expect(serve.status).toBe(1);
   });
+
+  it('refuses the in-process engine, which runs from a checkout only, saying so', () => {
+    const bin = join(dir, 'package/bin/jev-local.mjs');
+    const serve = spawnSync(process.execPath, [bin, 'serve', '--model', 'tiny-random-llama', '--host', GENERATED, '--port', '0'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    expect(serve.stderr).toContain('the published package serves --backend sglang|vllm only');
+    expect(serve.status).toBe(1);
+  });
 });
