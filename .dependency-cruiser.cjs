@@ -41,6 +41,8 @@ const ROOMS = [
   ['grammar', 2],
   ['decision', 2],
   ['chat', 3],
+  // Extraction reads decision/'s prompt frame and state memo, grammar/'s vocabulary and chat/'s stop tokens.
+  ['extraction', 4],
 ];
 
 /** [room, level] inside src/ui/: shared state, shared widgets, then the panels, each a peer of the others. */

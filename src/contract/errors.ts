@@ -35,6 +35,8 @@ export const errorCodes = {
   backend_unavailable: 503,
   /** The serving engine did not answer within the server's timeout. */
   backend_timeout: 504,
+  /** A request this server's backend cannot serve exactly (extractions through a relay: docs/extraction.md). */
+  not_implemented: 501,
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
@@ -112,6 +114,7 @@ export function codeForStatus(status: number): ErrorCode {
     case 422: return 'unprocessable';
     case 429: return 'queue_full';
     case 499: return 'aborted';
+    case 501: return 'not_implemented';
     case 502: return 'backend_bad_reply';
     case 503: return 'engine_unavailable';
     case 504: return 'backend_timeout';

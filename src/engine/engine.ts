@@ -1,4 +1,4 @@
-import { JevError, parseChatRequest, toJevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
+import { JevError, parseChatRequest, toJevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ExtractionResponse, type ModelList } from '../contract/index.ts';
 import { idleStatus, type CallHandle, type DebugAction, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../protocol/engine-api.ts';
 import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat/chat.ts';
@@ -6,6 +6,7 @@ import { GrammarCache } from './grammar/grammar-cache.ts';
 import { WorkerGrammarBackend, type GrammarLimits } from './grammar/worker-grammar-backend.ts';
 import { warmGrammar } from './chat/request-grammar.ts';
 import { decide } from './decision/decide.ts';
+import { extract } from './extraction/extract.ts';
 import { localScorer } from './decision/local-scorer.ts';
 import type { LanguageModel } from './model/language-model.ts';
 import { httpSource } from './load/http-source.ts';
@@ -225,6 +226,12 @@ export class Engine implements EngineApi {
   async decide(body: unknown, call: CallHandle): Promise<DecisionResponse> {
     return this.#front.decide(body, call, (lm, request, signal) =>
       this.#underPressure(() => decide(localScorer(lm, decisionsReuse(lm) ? this.#prefixes : null), request, { signal, priors: this.#priors })),
+    );
+  }
+
+  async extract(body: unknown, call: CallHandle): Promise<ExtractionResponse> {
+    return this.#front.extract(body, call, async (lm, request, signal) =>
+      (await this.#underPressure(() => extract(lm, request, { signal, prefixes: decisionsReuse(lm) ? this.#prefixes : null }))).response,
     );
   }
 

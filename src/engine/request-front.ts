@@ -2,10 +2,13 @@ import {
   JevError,
   parseChatRequest,
   parseDecisionRequest,
+  parseExtractionRequest,
   type ChatCompletion,
   type ChatRequest,
   type DecisionRequest,
   type DecisionResponse,
+  type ExtractionRequest,
+  type ExtractionResponse,
   type ModelList,
 } from '../contract/index.ts';
 import type { CallHandle } from '../protocol/engine-api.ts';
@@ -52,6 +55,15 @@ export class RequestFront<M extends FrontModel> {
     const request = parseDecisionRequest(body);
     return this.#serve(call, (model, signal) => {
       refuseFarPastContext(model, request);
+      return work(model, request, signal);
+    });
+  }
+
+  /** An extraction: validated, then `work` on the ready model, once the state is known to fit. */
+  async extract(body: unknown, call: CallHandle, work: (model: M, request: ExtractionRequest, signal: AbortSignal) => Promise<ExtractionResponse>): Promise<ExtractionResponse> {
+    const request = parseExtractionRequest(body);
+    return this.#serve(call, (model, signal) => {
+      refuseFarPastContext(model, { state: request.state, questions: {} });
       return work(model, request, signal);
     });
   }

@@ -156,6 +156,12 @@ export function engineClient(
       }),
       policy,
     },
+    extractions: {
+      create: async (request: unknown, options?: CallOptions) => {
+        checkBodyBounds(request);
+        return call(options, (h) => api.extract(request, h));
+      },
+    },
     chat: { completions: { create: create as JevClient['chat']['completions']['create'] } },
     models: { list: listModels },
   };

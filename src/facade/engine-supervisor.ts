@@ -95,6 +95,7 @@ export class EngineSupervisor {
       status: () => this.#guard((api) => api.status()),
       models: () => this.#guard((api) => api.models()),
       decide: (body: unknown, call: CallHandle) => this.#guard((api) => api.decide(body, call), call.id),
+      extract: (body: unknown, call: CallHandle) => this.#guard((api) => api.extract(body, call), call.id),
       chat: (body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>) =>
         this.#guard((api) => api.chat(body, call, onChunk), call.id),
       cancel: async (callId: string) => {

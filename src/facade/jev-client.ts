@@ -1,4 +1,4 @@
-import type { CalibrationProfile, ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList, OpenAIDecision } from '../contract/index.ts';
+import type { CalibrationProfile, ChatCompletion, ChatCompletionChunk, DecisionResponse, ExtractionResponse, ModelList, OpenAIDecision } from '../contract/index.ts';
 import type { EngineStatus, LoadEvent, LoadOptions, UnloadReport } from '../protocol/engine-api.ts';
 
 /**
@@ -68,6 +68,10 @@ export interface JevClient {
     /** The client's decision policy as `createClient` was given it (the AI SDK provider's default refusal floor). */
     readonly policy?: { readonly refuseBelowLabelMass?: number | undefined };
   };
+  extractions: {
+    /** Typed fields read from one state (`POST /v1/extractions`, the AI SDK's extraction shape: docs/extraction.md). */
+    create(request: unknown, options?: CallOptions): Promise<ExtractionResponse>;
+  };
   chat: {
     completions: {
       create(request: { stream: true } & Record<string, unknown>, options?: CallOptions): Promise<AsyncIterable<ChatCompletionChunk>>;
@@ -104,4 +108,4 @@ export interface JevClient {
 }
 
 /** The requests a client serves, as methods: what its HTTP surface (`client.fetch`, the service worker) calls. */
-export type ClientSurface = Pick<JevClient, 'decisions' | 'chat' | 'models'>;
+export type ClientSurface = Pick<JevClient, 'decisions' | 'extractions' | 'chat' | 'models'>;

@@ -1,5 +1,5 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { checkBodyBounds, JevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
+import { checkBodyBounds, JevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ExtractionResponse, type ModelList } from '../contract/index.ts';
 import { idleStatus, type EngineStatus } from '../protocol/engine-api.ts';
 import type { CallOptions, JevClient } from './jev-client.ts';
 import { ProfileStore } from './profile-store.ts';
@@ -80,6 +80,9 @@ export function createRemoteClient(options: RemoteClientOptions): JevClient {
       // Served by the server's Jev path, as this client's Jev calls are: the same answers, one shape apart.
       createOpenAI: openAIDecisions({ create: decide, profile: (id) => profiles.get(id), modelIds: async () => (await listModels()).data.map((m) => m.id), policy }),
       policy,
+    },
+    extractions: {
+      create: async (request: unknown, opts?: CallOptions) => (await send('/v1/extractions', request, opts)).json() as Promise<ExtractionResponse>,
     },
     chat: {
       completions: {

@@ -29,6 +29,12 @@ async function openAIDecision({ request, client }: RouteContext): Promise<JsonRe
   return new JsonReply(await client.decisions.createOpenAI(body, { signal: request.signal }));
 }
 
+/** An extraction (docs/extraction.md): typed fields read from one state, in the AI SDK's extraction shape. */
+async function extraction({ request, client }: RouteContext): Promise<JsonReply> {
+  const body = await readJsonBody(request);
+  return new JsonReply(await client.extractions.create(body, { signal: request.signal }));
+}
+
 async function chatCompletion({ request, client }: RouteContext): Promise<Response | JsonReply> {
   const body = await readJsonBody(request);
   const controller = new AbortController();
@@ -53,6 +59,7 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/inference/jev/api/alpha/decisions', handle: decision },
   { method: 'POST', path: '/v1/systemone', handle: decision },
   { method: 'POST', path: '/v1/decisions', handle: openAIDecision },
+  { method: 'POST', path: '/v1/extractions', handle: extraction },
   { method: 'POST', path: '/v1/chat/completions', handle: chatCompletion },
   { method: 'GET', path: '/v1/models', handle: models },
 ];

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatCompletionChunk, DecisionResponse, ModelList } from '../contract/index.ts';
+import type { ChatCompletion, ChatCompletionChunk, DecisionResponse, ExtractionResponse, ModelList } from '../contract/index.ts';
 import type { ModelStorageStatus } from './storage-status.ts';
 
 export type { ModelStorageStatus };
@@ -253,6 +253,8 @@ export interface EngineApi {
   load(options: LoadOptions, onEvent?: (event: LoadEvent) => void): Promise<EngineStatus>;
   status(): Promise<EngineStatus>;
   decide(body: unknown, call: CallHandle): Promise<DecisionResponse>;
+  /** An extraction (`POST /v1/extractions`): typed fields read from one state (docs/extraction.md). */
+  extract(body: unknown, call: CallHandle): Promise<ExtractionResponse>;
   chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion>;
   cancel(callId: string): Promise<void>;
   models(): Promise<ModelList>;

@@ -1,4 +1,4 @@
-import { errorMessages, JevError, toJevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ModelList } from '../contract/index.ts';
+import { errorMessages, JevError, toJevError, type ChatCompletion, type ChatCompletionChunk, type DecisionResponse, type ExtractionResponse, type ModelList } from '../contract/index.ts';
 import { idleStatus, type CallHandle, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../protocol/engine-api.ts';
 import { decide } from '../engine/decision/decide.ts';
 import { PriorCache } from '../engine/decision/prior-cache.ts';
@@ -104,6 +104,23 @@ export class RemoteEngine implements EngineApi {
     return this.#front.decide(body, call, (model, request, signal) => {
       const scorer = remoteScorer(model, this.#backend, servedModelVersion(this.#backend.kind, model.id));
       return decide(scorer, request, { signal, priors: this.#priors });
+    });
+  }
+
+  /**
+   * Extractions are validated (a bad body is still the 4xx that names its field), then refused
+   * with 501: an exact `pNull` and `confidence` need the whole next-token distribution at every
+   * step of a value decoded under its field's token mask, which a serving engine's HTTP API does
+   * not give (its top log-probabilities only, and no per-request token mask).
+   */
+  async extract(body: unknown, call: CallHandle): Promise<ExtractionResponse> {
+    return this.#front.extract(body, call, async () => {
+      const kind = this.#backend.kind;
+      throw new JevError(
+        'not_implemented',
+        `The ${kind} backend cannot serve extractions exactly: each field's value is decoded under a token mask for its type, and its pNull and confidence read the whole next-token distribution at every step; ${kind}'s HTTP API returns only the top log-probabilities and takes no per-request token mask. Serve extractions with the in-process engine (jev-local serve without --backend).`,
+        { param: null, details: { backend: kind, missing: ['full next-token distribution per step', 'per-request token mask'] } },
+      );
     });
   }
 

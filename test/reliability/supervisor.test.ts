@@ -89,6 +89,7 @@ function fakeInstance(options: FakeOptions = {}): FakeInstance {
     status: () => live(engine.status()),
     models: () => live(engine.models()),
     decide: (b, c) => live(engine.decide(b, c)),
+    extract: (b, c) => live(engine.extract(b, c)),
     chat: (b, c, on) => live(engine.chat(b, c, on)),
     cancel: (id) => live(engine.cancel(id)),
     clearCache: () => live(engine.clearCache()),

@@ -129,6 +129,11 @@ export class FakeEngine {
       },
       status: async () => status,
       models: async () => ({ object: 'list', data: [] }) as never,
+      extract: async (body: unknown, call: CallHandle) => {
+        this.calls.push(call.id);
+        await waitGate(call.id);
+        return { answers: { echo: JSON.stringify(body).length } } as never;
+      },
       decide: async (body: unknown, call: CallHandle) => {
         this.calls.push(call.id);
         await waitGate(call.id);

@@ -24,7 +24,7 @@ export function tokensFarBeyond(lm: Pick<TokenizerModel, 'encode'>, text: string
  * Refuses, before any of it is tokenized whole, a decision whose state or one of whose questions
  * alone is far past the model's context (422 `context_length_exceeded`, naming the field).
  */
-export function refuseFarPastContext(lm: Pick<TokenizerModel, 'encode' | 'contextLength'>, request: DecisionRequest): void {
+export function refuseFarPastContext(lm: Pick<TokenizerModel, 'encode' | 'contextLength'>, request: Pick<DecisionRequest, 'state' | 'questions'>): void {
   const context = lm.contextLength;
   const state = tokensFarBeyond(lm, request.state, context);
   if (state !== null) {

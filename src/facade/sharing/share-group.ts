@@ -224,6 +224,8 @@ export class ShareGroup {
         return local.api.models();
       case 'decide':
         return local.api.decide(call.body, { id });
+      case 'extract':
+        return local.api.extract(call.body, { id });
       case 'chat':
         return local.api.chat(call.body, { id }, onChunk ? local.wrapCallback(onChunk) : undefined);
       case 'clearCache':

@@ -18,6 +18,7 @@ export type RelayedCall =
   | { method: 'status' }
   | { method: 'models' }
   | { method: 'decide'; body: unknown }
+  | { method: 'extract'; body: unknown }
   | { method: 'chat'; body: unknown; stream: boolean }
   | { method: 'clearCache' }
   | { method: 'debug'; action: DebugAction };

@@ -37,6 +37,7 @@ export class SharedEngine {
       status: async () => this.#current().status(),
       models: async () => this.#current().call({ method: 'models' }, newCallId()) as ReturnType<EngineApi['models']>,
       decide: async (body, call) => this.#current().call({ method: 'decide', body }, call.id) as ReturnType<EngineApi['decide']>,
+      extract: async (body, call) => this.#current().call({ method: 'extract', body }, call.id) as ReturnType<EngineApi['extract']>,
       chat: async (body, call, onChunk) =>
         this.#current().call({ method: 'chat', body, stream: !!onChunk }, call.id, onChunk) as ReturnType<EngineApi['chat']>,
       cancel: async (id) => this.#group?.cancel(id),
