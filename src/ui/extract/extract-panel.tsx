@@ -7,6 +7,7 @@ import { FieldError } from '../shared/field-error.tsx';
 import { formatMs } from '../shared/format.ts';
 import { errorInfo, isAbort } from '../state/error-info.ts';
 import { extractionsOf } from './extract-client.ts';
+import { ExtractEval } from './extract-eval.tsx';
 import { parseReferenceDate, type ExtractDraft } from './extract-draft.ts';
 import { fromFieldProblems, noExtractErrors, placeExtractError, type ExtractErrors } from './extract-errors.ts';
 import { EXTRACT_PRESETS, type ExtractPreset } from './extract-presets.ts';
@@ -198,6 +199,7 @@ export function ExtractPanel({ client, draft }: Props) {
           <ExtractionResults run={run} />
         </div>
       )}
+      <ExtractEval extract={extract} />
     </div>
   );
 }
