@@ -37,6 +37,7 @@ import { runSamplerOnly } from './lib/sampler-rows.ts';
 import { runServeOnly } from './lib/serve-rows.ts';
 import { measureStructured, structuredPlan } from './lib/structured-rows.ts';
 import { measureTabs } from './lib/tabs-rows.ts';
+import { measureLoadVisits } from './lib/load-visit-rows.ts';
 import { SMOL, TINYSTORIES, makePlan } from './lib/plan.ts';
 import { measureOrtBuilds, ortBuildPlan } from './lib/ort-build-rows.ts';
 import { modelBytes } from './lib/model-bytes.ts';
@@ -74,6 +75,11 @@ async function main(): Promise<void> {
   }
   if (options.only === 'ort-builds') {
     // The two onnxruntime-web builds alone: JSON only, docs untouched.
+    options.grid = options.formats = options.peers = options.logits = options.structured = options.tabs = false;
+    options.md = null;
+  }
+  if (options.only === 'load') {
+    // An app's start-up alone, first and return visits (bench/lib/load-visit-rows.ts): JSON only, docs untouched.
     options.grid = options.formats = options.peers = options.logits = options.structured = options.tabs = false;
     options.md = null;
   }
@@ -164,6 +170,11 @@ async function main(): Promise<void> {
       const out = await measureOrtBuilds(oplan, site.url, mirror, hasDtype, log, result.notes);
       result.ort_builds = out.rows;
       result.runtime = { ort_build: 'jspi and asyncify, side by side', chromium: out.chromium ?? chromiumOfUserAgent(out.userAgent), user_agent: out.userAgent };
+      writeJson(options.json, finalize(result, started));
+    }
+    if (options.only === 'load') {
+      const dtypes = options.dtypes.filter((d) => d === 'fp32' || d === 'q8' || d === 'q4');
+      result.load_visits = await measureLoadVisits({ model: options.models?.[0] ?? SMOL, dtypes, returns: options.reps ?? 3 }, site.url, mirror, log);
       writeJson(options.json, finalize(result, started));
     }
     for (const plan of plans) {

@@ -18,12 +18,13 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 8192,
     minify: false,
-    // The bench page, a tab of the library's client and a tab without it (the `tabs` rows).
+    // The bench page, a tab of the library's client and a tab without it (the `tabs` rows), an app's start-up (the `load_visits` rows).
     rollupOptions: {
       input: {
         main: resolve(import.meta.dirname, 'page/index.html'),
         tabs: resolve(import.meta.dirname, 'page/tabs.html'),
         blank: resolve(import.meta.dirname, 'page/blank.html'),
+        load: resolve(import.meta.dirname, 'page/load.html'),
       },
     },
   },

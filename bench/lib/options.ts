@@ -29,9 +29,10 @@ export interface BenchOptions {
    * `--only serve`: only the server-overhead rows (bench/lib/serve-rows.ts, docs/scale-out.md), in Node;
    * `--only structured`: only the structured rows, in Chromium; `--only tabs`: only the tabs rows;
    * `--only ort-builds`: onnxruntime-web's JSPI build against its asyncify build, decode and prefill (bench/lib/ort-build-rows.ts);
-   * `--only sampler`: the time to choose a token from a row of logits, per vocabulary size and path, in Node (bench/lib/sampler-rows.ts).
+   * `--only sampler`: the time to choose a token from a row of logits, per vocabulary size and path, in Node (bench/lib/sampler-rows.ts);
+   * `--only load`: an app's start-up, first and return visits in one persistent profile, per dtype (bench/lib/load-visit-rows.ts; `--reps N` return visits).
    */
-  only: 'serve' | 'structured' | 'tabs' | 'ort-builds' | 'sampler' | null;
+  only: 'serve' | 'structured' | 'tabs' | 'ort-builds' | 'sampler' | 'load' | null;
   /** `--max-load L` (ort-builds rows): before each measurement, wait up to 30 s for the 1-minute load average to drop below L. */
   maxLoad: number | undefined;
 }
@@ -69,14 +70,14 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     else if (a === '--max-load') o.maxLoad = Number(value());
     else if (a === '--only') {
       const only = value();
-      if (only !== 'serve' && only !== 'structured' && only !== 'tabs' && only !== 'ort-builds' && only !== 'sampler')
-        throw new Error(`--only: unknown ${only}; known: serve, structured, tabs, ort-builds, sampler`);
+      if (only !== 'serve' && only !== 'structured' && only !== 'tabs' && only !== 'ort-builds' && only !== 'sampler' && only !== 'load')
+        throw new Error(`--only: unknown ${only}; known: serve, structured, tabs, ort-builds, sampler, load`);
       o.only = only;
     }
     else if (a === '--help' || a === '-h') {
       console.log(
         'usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K,tiny-random-llama] [--threads N] ' +
-          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--md FILE | --no-md] [--only serve|structured|tabs|ort-builds|sampler [--max-load L]]',
+          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--md FILE | --no-md] [--only serve|structured|tabs|ort-builds|sampler|load [--max-load L]]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);

@@ -7,10 +7,12 @@
 import type { ChatResult, DecisionResult, Device, LoadResult, MemoryResult, PrefixCacheResult, PrefixChatResult } from './schema-target-rows.ts';
 import type { FormatResult, StructuredResult, TabsResult } from './schema-feature-rows.ts';
 import type { OrtBuildRow, PeerAgreement, PeerDetail, PeerRow } from './schema-peer-rows.ts';
+import type { LoadVisitResult } from './schema-load-rows.ts';
 
 export type { ChatResult, DecisionResult, Device, LoadResult, MemoryResult, PrefixCacheResult, PrefixChatResult } from './schema-target-rows.ts';
 export type { FormatResult, StructuredResult, TabsResult } from './schema-feature-rows.ts';
 export type { OrtBuildName, OrtBuildRow, OrtBuildSide, PeerAgreement, PeerDetail, PeerRow, SideMemory } from './schema-peer-rows.ts';
+export type { LoadVisit, LoadVisitResult } from './schema-load-rows.ts';
 
 export interface TargetResult {
   name: string;
@@ -61,6 +63,8 @@ export interface BenchResult {
   runtime?: RuntimeInfo;
   /** `--only ort-builds`: the JSPI build against the asyncify build, side by side (bench/lib/ort-build-rows.ts). Optional. */
   ort_builds?: OrtBuildRow[];
+  /** `--only load`: an app's start-up, first and return visits, with the engine's breakdown (bench/lib/load-visit-rows.ts). Optional. */
+  load_visits?: LoadVisitResult[];
 }
 
 export interface RuntimeInfo {

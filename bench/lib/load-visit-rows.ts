@@ -1,0 +1,106 @@
+/**
+ * The `load_visits` rows (`npm run bench -- --only load`; docs/benchmarks.md, "Where a load goes"):
+ * an app's page (bench/page/load.html) that makes the library's client at start-up, timed from
+ * `createClient()` to ready and to its first answer (one decision), with the engine's breakdown
+ * (`status().lastLoad`) and the renderers' peak resident memory while it loads. Each model and
+ * dtype gets a fresh persistent profile (Playwright's `launchPersistentContext`, so that the
+ * browser's HTTP, Cache API and V8 code caches are what a real user's are): its first visit reads
+ * every file from the mirror, then the page is opened again `returns` times, each a return visit.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
+import { browserTree } from '../../scripts/machine/procs.ts';
+import type { ModelHost } from '../../e2e/support/model-host.ts';
+import type { LastLoad } from '../../src/protocol/engine-api.ts';
+import { chromiumPath } from '../peers/browser.ts';
+import type { LoadVisit, LoadVisitResult } from './schema-load-rows.ts';
+
+export interface LoadVisitPlan {
+  model: string;
+  dtypes: string[];
+  /** Return visits after the first. */
+  returns: number;
+}
+
+interface PageReport {
+  navigationMs: number;
+  readyMs: number;
+  answerMs: number;
+  lastLoad: LastLoad | null;
+  threads: number | null;
+  crossOriginIsolated: boolean;
+}
+
+/** Opens the page and waits for its first answer, sampling the renderers' resident memory meanwhile. */
+async function visit(page: Page, url: string, profile: string): Promise<{ report: PageReport; peak: number | null }> {
+  let peak: number | null = null;
+  const sample = () => {
+    const rss = browserTree(profile).filter((p) => p.type === 'renderer').reduce((s, p) => s + p.rss, 0);
+    if (rss > 0) peak = Math.max(peak ?? 0, rss);
+  };
+  const timer = setInterval(sample, 100);
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => (window as unknown as { jevLoad?: unknown }).jevLoad);
+    const report = await page.evaluate(() => (window as unknown as { jevLoad: Promise<PageReport> }).jevLoad);
+    sample();
+    return { report, peak };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirror: ModelHost, log: (...a: unknown[]) => void): Promise<LoadVisitResult[]> {
+  const rows: LoadVisitResult[] = [];
+  for (const dtype of plan.dtypes) {
+    const profile = mkdtempSync(join(tmpdir(), 'jev-bench-load-'));
+    const start = loadavg()[0]!;
+    const ctx = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
+    try {
+      const page = ctx.pages()[0] ?? (await ctx.newPage());
+      page.setDefaultTimeout(0);
+      page.on('pageerror', (e) => log('load page error:', e.message));
+      const url = `${site}/load.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${dtype}`;
+      const visits: LoadVisit[] = [];
+      let facts: PageReport | null = null;
+      for (let i = 0; i <= plan.returns; i++) {
+        const { report, peak } = await visit(page, url, profile);
+        facts = report;
+        const v: LoadVisit = {
+          visit: i === 0 ? 'first' : 'return',
+          index: i,
+          ready_ms: report.readyMs,
+          first_answer_ms: report.answerMs,
+          navigation_ms: report.navigationMs,
+          peak_renderers_rss_bytes: peak,
+          last_load: report.lastLoad,
+        };
+        visits.push(v);
+        log(`load ${plan.model} ${dtype} ${v.visit} visit: ready ${Math.round(v.ready_ms)} ms, first answer ${Math.round(v.first_answer_ms)} ms, peak ${peak === null ? '?' : Math.round(peak / 2 ** 20)} MiB`);
+      }
+      const returns = visits.filter((v) => v.visit === 'return').map((v) => v.ready_ms);
+      rows.push({
+        model: plan.model,
+        device: 'wasm',
+        dtype,
+        threads: facts?.threads ?? null,
+        cross_origin_isolated: facts?.crossOriginIsolated ?? false,
+        visits,
+        return_ready_ms: returns.length ? { median: median(returns), min: Math.min(...returns), max: Math.max(...returns) } : null,
+        load_average: { start, end: loadavg()[0]! },
+      });
+    } finally {
+      await ctx.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,32 @@
+/** The `load_visits` rows of the bench's JSON (bench/lib/load-visit-rows.ts; docs/benchmarks.md, "Where a load goes"). */
+import type { LastLoad } from '../../src/protocol/engine-api.ts';
+
+/** One visit of an app's page: the library's client from `createClient()` to ready and to its first answer. */
+export interface LoadVisit {
+  /** `first`: a fresh profile, every file from the mirror; `return`: the same profile again, files from the browser's cache (and V8's code cache). */
+  visit: 'first' | 'return';
+  /** The visit's place in the run (0 = the first visit), so repetitions can be told apart. */
+  index: number;
+  ready_ms: number;
+  first_answer_ms: number;
+  /** From the page's navigation start to `createClient()`: the app's own script loaded and run. */
+  navigation_ms: number;
+  /** The sum of the renderers' resident sets, highest while the visit loaded and answered (sampled every 100 ms). */
+  peak_renderers_rss_bytes: number | null;
+  /** The engine's own account (`status().lastLoad`). */
+  last_load: LastLoad | null;
+}
+
+export interface LoadVisitResult {
+  model: string;
+  device: 'wasm';
+  dtype: string;
+  threads: number | null;
+  cross_origin_isolated: boolean;
+  /** Every visit, in the order run (one profile: the first visit, then the return visits). */
+  visits: LoadVisit[];
+  /** The return visits' median time to ready, and their range. */
+  return_ready_ms: { median: number; min: number; max: number } | null;
+  /** 1-minute load average before and after: the machine is shared. */
+  load_average: { start: number; end: number };
+}
