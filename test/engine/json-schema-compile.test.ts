@@ -69,9 +69,9 @@ describe('number ranges: decimals, exclusive or not', () => {
             for (const t of texts(p)) {
               if (Object.is(Number(t), -0) || t.startsWith('-0') && Number(t) === 0) continue;
               const ok = runs(d, t);
-              // Never a text outside the bounds; inside, every text but those within a double's rounding of an exclusive bound.
+              // Never a text outside the bounds; inside, every text but those within 1e-11 of a bound (bounds keep 12 fraction digits, rounded inward).
               if (ok) expect(inside(Number(t)), `${t} accepted for ${JSON.stringify([lo, hi])}`).toBe(true);
-              else if (inside(Number(t)) && !(lo?.exclusive && Math.abs(Number(t) - lo.value) < 1e-9) && !(hi?.exclusive && Math.abs(Number(t) - hi.value) < 1e-9)) {
+              else if (inside(Number(t)) && !(lo && Math.abs(Number(t) - lo.value) < 1e-11) && !(hi && Math.abs(Number(t) - hi.value) < 1e-11)) {
                 expect.fail(`${t} refused for ${JSON.stringify([lo, hi])}`);
               }
             }
@@ -80,6 +80,15 @@ describe('number ranges: decimals, exclusive or not', () => {
       ),
       { numRuns: 40, seed: 57 },
     );
+  });
+
+  it('bounds of many digits are rounded inward (xgrammar crashed on a 228-digit fraction), never outward', () => {
+    const d = dfaOf(numberRange({ value: 1.636692824788971e-228, exclusive: true }, { value: 0.5000068042213481, exclusive: true }));
+    for (const t of ['0.1', '0.5', '0.000000000001']) expect(runs(d, t), t).toBe(true);
+    for (const t of ['0', '0.0000000000001', '0.50001', '0.6']) expect(runs(d, t), t).toBe(false);
+    const big = dfaOf(numberRange(null, { value: 1e300, exclusive: false }));
+    expect(runs(big, '99999999999999999999')).toBe(true);
+    expect(runs(big, '100000000000000000000')).toBe(false);
   });
 
   it('positive (exclusiveMinimum 0, zod\'s .positive()): no zero of any writing', () => {

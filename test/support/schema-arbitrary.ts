@@ -3,7 +3,9 @@
  * apps bound them so that a random-weight model finishes: short strings (maxLength ≤ 12, mostly
  * ≤ 4), enums and consts, integer ranges, booleans, null through type lists, objects with required
  * and optional properties, arrays with minItems/maxItems, prefixItems, anyOf, $ref to $defs, the
- * formats and patterns that compile fast. (Every string bound is a copy per character in the
+ * formats and patterns that compile fast; and issue 57's: one-sided and non-integer bounds, zod's
+ * ±2^53 integers and `.positive()`, integer multiples, formats beside zod's patterns, allOf,
+ * discriminated oneOf, a recursive $ref, and annotation noise. (Every string bound is a copy per character in the
  * grammar: compiling costs ≈ 50 ms per unit of maxLength on a 150,000-token vocabulary.)
  */
 import fc from 'fast-check';
@@ -27,7 +29,22 @@ const shortString = fc
   .tuple(fc.integer({ min: 0, max: 1 }), fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 1, max: 4 }) }, { weight: 1, arbitrary: fc.integer({ min: 5, max: 12 }) }), fc.boolean())
   .map(([min, max, nullable]): JsonSchema => ({ type: nullable ? ['string', 'null'] : 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max }));
 
+/** Issue 57's everyday constraints: one-sided and non-integer bounds, formats beside zod's patterns. */
+const ZOD_EMAIL = "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$";
+const ZOD_UUID = '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$';
+const bounded: fc.Arbitrary<JsonSchema> = fc.oneof(
+  fc.integer({ min: -50, max: 50 }).map((lo): JsonSchema => ({ type: 'integer', minimum: lo })),
+  fc.integer({ min: -50, max: 50 }).map((hi): JsonSchema => ({ type: 'integer', exclusiveMaximum: hi })),
+  fc.constant<JsonSchema>({ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }),
+  fc.constant<JsonSchema>({ type: 'integer', minimum: 1, maximum: 9007199254740991 }),
+  fc.constant<JsonSchema>({ type: 'number', exclusiveMinimum: 0 }),
+  fc.tuple(fc.integer({ min: -20000, max: 20000 }).map((x) => x / 1000), fc.integer({ min: 0, max: 5000 }).map((x) => x / 1000), fc.boolean()).map(([lo, w, ex]): JsonSchema => (ex ? { type: 'number', exclusiveMinimum: lo, exclusiveMaximum: lo + w + 0.5 } : { type: 'number', minimum: lo, maximum: lo + w })),
+  fc.integer({ min: 2, max: 10 }).map((k): JsonSchema => ({ type: 'integer', multipleOf: k, minimum: 0, maximum: 100 })),
+  fc.constantFrom<JsonSchema>({ type: 'string', format: 'email', pattern: ZOD_EMAIL }, { type: 'string', format: 'uuid', pattern: ZOD_UUID }, { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+);
+
 const leaf: fc.Arbitrary<JsonSchema> = fc.oneof(
+  bounded,
   fc.constant<JsonSchema>({ type: 'boolean' }),
   fc.constant<JsonSchema>({ type: 'null' }),
   fc.uniqueArray(word, { minLength: 1, maxLength: 4 }).map((e): JsonSchema => ({ enum: e })),
@@ -55,7 +72,16 @@ function schemaAt(depth: number): fc.Arbitrary<JsonSchema> {
     .map(([items, min, max]): JsonSchema => ({ type: 'array', items, ...(min > 0 ? { minItems: min } : {}), maxItems: Math.max(min, max) }));
   const tuple = fc.tuple(inner, inner).map(([a, b]): JsonSchema => ({ type: 'array', prefixItems: [a, b], items: false }));
   const anyOf = fc.tuple(inner, inner).map(([a, b]): JsonSchema => ({ anyOf: [a, b] }));
-  return fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 3, arbitrary: object }, { weight: 2, arbitrary: array }, { weight: 1, arbitrary: tuple }, { weight: 1, arbitrary: anyOf });
+  const allOf = fc.tuple(fc.integer({ min: 1, max: 4 }), fc.boolean()).map(([n, typed]): JsonSchema => ({ allOf: [{ type: 'string' }, { maxLength: n }, ...(typed ? [{ pattern: '^[a-z]*$' }] : [])] }));
+  const tagged = fc.tuple(inner, inner).map(([a, b]): JsonSchema => ({
+    oneOf: [
+      { type: 'object', properties: { kind: { const: 'a' }, x: a }, required: ['kind', 'x'], additionalProperties: false },
+      { type: 'object', properties: { kind: { const: 'b' }, y: b }, required: ['kind'], additionalProperties: false },
+    ],
+  }));
+  // Annotations and unknown keywords: ignored (issue 57), never refused.
+  const noisy = inner.map((x): JsonSchema => ({ title: 'T', description: 'd', 'x-vendor': { a: 1 }, decription: 'typo', $comment: 'c', ...x }));
+  return fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 3, arbitrary: object }, { weight: 2, arbitrary: array }, { weight: 1, arbitrary: tuple }, { weight: 1, arbitrary: anyOf }, { weight: 1, arbitrary: allOf }, { weight: 1, arbitrary: tagged }, { weight: 1, arbitrary: noisy });
 }
 
 /** A root schema: an object of up to 4 properties (nested 1 level, sometimes 2), sometimes with $defs referenced. */
@@ -69,10 +95,12 @@ export const responseSchema: fc.Arbitrary<JsonSchema> = fc
   .map(([names, schemas, required, def]): JsonSchema => {
     const properties: Record<string, JsonSchema> = Object.fromEntries(names.map((n, i) => [n, schemas[i]!]));
     if (def) properties['ref'] = { $ref: '#/$defs/Shared' };
+    // A recursive definition: a tree of at most two children a node.
+    if (def && names.length % 2 === 0) properties['tree'] = { $ref: '#/$defs/Tree' };
     const req = names.filter((_, i) => required[i]);
     return {
       type: 'object',
-      ...(def ? { $defs: { Shared: def } } : {}),
+      ...(def ? { $defs: { Shared: def, Tree: { type: 'object', properties: { v: { type: 'integer', minimum: 0, maximum: 9 }, kids: { type: 'array', items: { $ref: '#/$defs/Tree' }, maxItems: 2 } }, required: ['v'], additionalProperties: false } } } : {}),
       properties,
       ...(req.length > 0 ? { required: req } : {}),
       additionalProperties: false,

@@ -121,7 +121,12 @@ class SchemaCompiler {
       }
     }
     if (lo === null && hi === null) return 'jnumber';
-    return this.lang(numberRange(lo, hi), 'num');
+    const where = f.at['maximum'] ?? f.at['exclusiveMaximum'] ?? f.at['minimum'] ?? f.at['exclusiveMinimum'] ?? [];
+    const range = numberRange(lo, hi);
+    if (range === null && (lo === null || hi === null || lo.value < hi.value)) {
+      throw new SchemaRefusal(where, 'no number written with at most 12 decimals lies in this range (bounds are rounded inward to 12 decimals)');
+    }
+    return this.lang(range, 'num');
   }
 
   string(f: Flat): string | null {

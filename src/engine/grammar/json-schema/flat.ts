@@ -229,6 +229,7 @@ export class Flattener {
     if (Array.isArray(s['enum'])) (f.values = [...s['enum']]), note('enum');
     if ('const' in s) (f.values = f.values ? f.values.filter((v) => jsonEqual(v, s['const'])) : [s['const']]), note('const');
     const num = (k: string) => (typeof s[k] === 'number' ? (s[k] as number) : null);
+    for (const k of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']) if (k in s) note(k);
     if (this.draft === 4) {
       if (num('minimum') !== null) f.lo.push({ value: num('minimum')!, exclusive: s['exclusiveMinimum'] === true });
       if (num('maximum') !== null) f.hi.push({ value: num('maximum')!, exclusive: s['exclusiveMaximum'] === true });

@@ -10,6 +10,7 @@
  * ≥ (≤) a double's shortest decimal parses to a double ≥ (≤) it: rounding is monotonic.
  */
 import { intersect, regexDfa, type Dfa } from './char-automaton.ts';
+import { SchemaRefusal } from './refusal.ts';
 import { alt, EMPTY, lit, rep, seq, set, type Regex } from './regex.ts';
 
 export type Lang = { regex: Regex } | { dfa: Dfa };
@@ -56,9 +57,26 @@ function naturals(a: bigint, b: bigint | null): Regex | null {
   return alt(...parts);
 }
 
+/**
+ * Digits a bound may have: a grammar nests one level per digit, and xgrammar 0.1.27's parser
+ * crashes (wasm out of bounds) a few hundred levels down. Past ±(10^20 − 1) an upper bound is
+ * lowered (a lower bound raised) to it: fewer values, still valid; a range wholly past it is refused.
+ */
+export const MAX_INT_DIGITS = 20;
+const MAX_INT = 10n ** BigInt(MAX_INT_DIGITS) - 1n;
+/** Fraction digits a non-integer bound keeps: rounded inward (a lower bound up, an upper bound down). */
+export const MAX_FRACTION_DIGITS = 12;
+
+function tooLarge(): never {
+  throw new SchemaRefusal([], `a range wholly past ±(10^${MAX_INT_DIGITS} − 1) is not enforced`);
+}
+
 /** The texts of the integers in [lo, hi] (null: no bound); null when there is none. */
 export function integerRange(lo: bigint | null, hi: bigint | null): Regex | null {
   if (lo !== null && hi !== null && lo > hi) return null;
+  if ((lo !== null && lo > MAX_INT) || (hi !== null && hi < -MAX_INT)) tooLarge();
+  if (lo !== null && lo < -MAX_INT) lo = -MAX_INT;
+  if (hi !== null && hi > MAX_INT) hi = MAX_INT;
   const negative = lo === null || lo < 0n ? naturals(hi !== null && hi < 0n ? -hi : 1n, lo === null ? null : -lo) : null;
   const natural = hi === null || hi >= 0n ? naturals(lo !== null && lo > 0n ? lo : 0n, hi) : null;
   return altOf([negative && seq(lit('-'), negative), natural]);
@@ -172,8 +190,8 @@ export function numberRange(lo: Bound | null, hi: Bound | null): Lang | null {
   // Inclusive bounds, but "strictly positive" / "strictly negative" at an exclusive 0.
   const strictLo = lo !== null && lo.exclusive && lo.value === 0;
   const strictHi = hi !== null && hi.exclusive && hi.value === 0;
-  const l = lo === null ? null : decimalOf(lo.exclusive && !strictLo ? nextDouble(lo.value, true) : lo.value);
-  const h = hi === null ? null : decimalOf(hi.exclusive && !strictHi ? nextDouble(hi.value, false) : hi.value);
+  const l = lo === null ? null : inward(decimalOf(lo.exclusive && !strictLo ? nextDouble(lo.value, true) : lo.value), true);
+  const h = hi === null ? null : inward(decimalOf(hi.exclusive && !strictHi ? nextDouble(hi.value, false) : hi.value), false);
   if (l !== null && h !== null && compareDecimals(l, h) > 0) return null;
   const zero: Decimal = { neg: false, int: '0', frac: '' };
   const abs = (d: Decimal): Decimal => ({ ...d, neg: false });
@@ -213,6 +231,22 @@ function union(ds: Dfa[]): Dfa {
     out.edges[0]!.push(...d.edges[0]!.map((e) => ({ set: e.set, to: e.to + base })));
   }
   return out;
+}
+
+/** `d` rounded to MAX_FRACTION_DIGITS toward the inside of the range (up for a lower bound) and clamped to MAX_INT_DIGITS. */
+function inward(d: Decimal, lower: boolean): Decimal {
+  if (d.int.length > MAX_INT_DIGITS) {
+    if (d.neg !== lower) tooLarge(); // a lower bound past +MAX, an upper bound past −MAX
+    return { neg: d.neg, int: MAX_INT.toString(), frac: '' };
+  }
+  if (d.frac.length <= MAX_FRACTION_DIGITS) return d;
+  const scaled = BigInt(d.int + d.frac.slice(0, MAX_FRACTION_DIGITS));
+  // Truncation moves toward zero: inward for a negative lower bound or a positive upper bound.
+  const magnitude = d.neg === lower ? scaled : scaled + 1n;
+  const text = magnitude.toString().padStart(MAX_FRACTION_DIGITS + 1, '0');
+  const int = text.slice(0, -MAX_FRACTION_DIGITS).replace(/^0+/, '') || '0';
+  const frac = text.slice(-MAX_FRACTION_DIGITS).replace(/0+$/, '');
+  return { neg: d.neg && (int !== '0' || frac !== ''), int, frac };
 }
 
 export function compareDecimals(a: Decimal, b: Decimal): number {
