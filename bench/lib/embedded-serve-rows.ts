@@ -4,7 +4,7 @@
  * beside llama.cpp native (node-llama-cpp's prebuilt CPU binary) on the same weights as GGUF, on
  * the 135M-shaped generated model, fp32, q8 and q4 (GGUF F32, Q8_0, Q4_0).
  *
- * For each: prefill tok/s (a prompt of ~PROMPT_TOKENS tokens, never seen before, so the prefix
+ * For each: prefill tok/s (a prompt of PROMPT_WORDS words, never seen before, so the prefix
  * cache does not skip it), decode tok/s (the time of 1 + DECODE_TOKENS generated tokens minus the
  * time of 1, over DECODE_TOKENS), and the process's RSS once the model is loaded. Ours is timed
  * as served, over HTTP (chat completions, greedy); llama.cpp through its own API, in this process.
@@ -53,11 +53,12 @@ export interface EmbeddedServeRow {
 
 export const EMBEDDED_MODEL = 'smollm2-135m-random';
 const GGUF: Record<EmbeddedServeRow['dtype'], string> = { fp32: 'model-f32.gguf', q8: 'model-q8_0.gguf', q4: 'model-q4_0.gguf' };
-const PROMPT_TOKENS = 128;
+/** Words in a prompt: ~380 tokens of smollm2's tokenizer (each row records its `prefill_tokens`). */
+const PROMPT_WORDS = 128;
 const DECODE_TOKENS = 32;
 const WORDS = 'river stone lamp garden window paper silver morning cloud bread music candle forest letter orange bridge'.split(' ');
 
-/** A prompt of about `tokens` words never used before (`seed` varies it), so that no prefix cache holds it. */
+/** A prompt of `tokens` words never used before (`seed` varies it), so that no prefix cache holds it. */
 function freshPrompt(seed: number, tokens: number): string {
   return Array.from({ length: tokens }, (_, i) => WORDS[(seed * 7 + i * 13 + Math.floor(i / 16) * seed) % WORDS.length]).join(' ') + ` (${seed})`;
 }
@@ -78,7 +79,7 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], reps:
   try {
     const rss = rssMb();
     const chat = async (seed: number, maxTokens: number) => {
-      const body = { model: 'jev', messages: [{ role: 'user', content: freshPrompt(seed, PROMPT_TOKENS) }], max_tokens: maxTokens, temperature: 0, stop: [] };
+      const body = { model: 'jev', messages: [{ role: 'user', content: freshPrompt(seed, PROMPT_WORDS) }], max_tokens: maxTokens, temperature: 0, stop: [] };
       const t = performance.now();
       const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const reply = (await res.json()) as { usage?: { prompt_tokens: number; completion_tokens: number } };
@@ -150,7 +151,7 @@ async function measureLlamaCpp(root: string, dtype: EmbeddedServeRow['dtype'], t
   try {
     const rss = rssMb();
     const sequence = context.getSequence();
-    const promptOf = (seed: number) => model.tokenize(freshPrompt(seed, PROMPT_TOKENS));
+    const promptOf = (seed: number) => model.tokenize(freshPrompt(seed, PROMPT_WORDS));
     const prefill: number[] = [];
     const decode: number[] = [];
     let promptTokens = 0;
