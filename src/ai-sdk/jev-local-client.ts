@@ -6,7 +6,7 @@ import type { JevClient } from '../facade/jev-client.ts';
  * in the page (the engine in this browser, no HTTP) and `createClient({ baseURL })` (a server)
  * both are one, and so is anything else with the same methods.
  */
-export type JevLocalClient = Pick<JevClient, 'decisions' | 'chat'> & Partial<Pick<JevClient, 'calibration'>>;
+export type JevLocalClient = Pick<JevClient, 'decisions' | 'chat'> & Partial<Pick<JevClient, 'calibration' | 'extractions'>>;
 
 /** The provider name the AI SDK reports (`model.provider`) and the key of its `providerOptions` / `providerMetadata`. */
 export const PROVIDER_KEY = 'jev';

@@ -9,12 +9,13 @@
  *     await experimental_decide({ model: jev.decisionModel('jev'), state, questions });
  *     await generateText({ model: jev('jev'), prompt });   // jev(id) is jev.languageModel(id)
  *
- * There are no embedding or image models (those methods throw `model_not_found`), and no
- * extraction model yet.
+ * `jev.extractionModel('jev')` runs `experimental_extract` (docs/extraction.md). There are no
+ * embedding or image models (those methods throw `model_not_found`).
  */
-import type { Experimental_DecisionModelV4, LanguageModelV4 } from '@ai-sdk/provider';
+import type { Experimental_DecisionModelV4, Experimental_ExtractionModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import { JevError, labelMassFloorSchema } from '../contract/index.ts';
 import { JevDecisionModel } from './decision-model.ts';
+import { JevExtractionModel } from './extraction-model.ts';
 import type { JevLocalClient } from './jev-local-client.ts';
 import { JevLanguageModel } from './language-model.ts';
 import { invalidArgument, providerMessages } from './provider-errors.ts';
@@ -37,6 +38,8 @@ export interface JevLocalProvider {
   languageModel(modelId: string): LanguageModelV4;
   /** Decisions (`decisions.create`): `'jev'`. */
   decisionModel(modelId: string): Experimental_DecisionModelV4;
+  /** Extractions (`extractions.create`): `'jev'`. */
+  extractionModel(modelId: string): Experimental_ExtractionModelV4;
   embeddingModel(modelId: string): never;
   imageModel(modelId: string): never;
 }
@@ -51,6 +54,7 @@ export function jevLocal(client: JevLocalClient, settings: JevLocalSettings = {}
     specificationVersion: 'v4' as const,
     languageModel,
     decisionModel: (modelId: string) => new JevDecisionModel(modelId, client, { refuseBelowLabelMass: floor }),
+    extractionModel: (modelId: string) => new JevExtractionModel(modelId, client),
     embeddingModel: (modelId: string): never => {
       throw new JevError('model_not_found', providerMessages.noSuchModel('embeddingModel', modelId), { param: 'model' });
     },

@@ -12,7 +12,8 @@
  *   tokens the type allowed there; docs/extraction.md);
  * - `source`: `{ type: "text", part, start, end }` (UTF-16 offsets into that text part, end
  *   exclusive) where the value's text is found in the state, or absent where it is not.
- * A list answer: `{ type: "list", value, guess, pNull, confidence, items: [{ confidence, source? }] }`.
+ * A list answer: `{ type: "list", value, guess, pNull, confidence, items?: [{ confidence, source? }] }`,
+ * `items` one per entry of `value` (absent where `value` is null, as the AI SDK checks).
  * A field the engine could not decode (no well-typed value can be written with the model's
  * tokens) is `{ type: "refusal" }`.
  */
@@ -36,7 +37,8 @@ export type ListAnswer = {
   guess: string[] | number[];
   pNull: number;
   confidence: number;
-  items: ListItemAnswer[];
+  /** One per entry of `value`; absent where `value` is null. */
+  items?: ListItemAnswer[] | undefined;
 };
 export type ExtractionAnswer =
   | ValueAnswer<'text', string>
@@ -80,8 +82,8 @@ export const extractionAnswerSchema = z.discriminatedUnion('type', [
     guess: z.union([z.array(z.string()), z.array(finite)]),
     pNull: unitIntervalSchema,
     confidence: unitIntervalSchema,
-    items: z.array(z.object({ confidence: unitIntervalSchema, source: extractionSourceSchema.optional() })),
-  }),
+    items: z.array(z.object({ confidence: unitIntervalSchema, source: extractionSourceSchema.optional() })).optional(),
+  }).refine((a) => (a.value === null ? a.items === undefined : a.items?.length === a.value.length), { message: 'items: one per entry of value, none where value is null', path: ['items'] }),
   z.object({ type: z.literal('refusal') }),
 ]);
 

@@ -46,6 +46,8 @@ const FIELDS = {
   names: { type: 'list', items: 'text' },
   amounts: { type: 'list', items: 'number', decimals: 2 },
 };
+/** The fields recomputed from full passes (each step a full pass and a walk of the whole vocabulary); the others are checked for type, order and sources. */
+const EXACT_FIELDS = ['vendor', 'total', 'due', 'callback'];
 const BODY = { model: 'jev', state: STATE, fields: FIELDS, referenceDate: '2024-03-01' };
 
 const big = () => new PrefixCache(1 << 30);
@@ -89,9 +91,9 @@ function checkWellTyped(key: string, a: ExtractionAnswer, parts: { type: string;
     if (a.type === 'duration') expect(a.guess).toBeGreaterThanOrEqual(0);
   }
   if (a.type === 'list') {
-    expect(a.items.length).toBe(a.guess.length);
+    expect(a.items?.length ?? 0).toBe(a.value?.length ?? 0);
     for (const [i, item] of a.guess.entries()) {
-      if (f.items === 'text') {
+      if (f.items === 'text' && a.items) {
         const s = a.items[i]!.source!;
         expect(parts[s.part]!.text.slice(s.start, s.end)).toBe(item);
       } else expect(Number.isFinite(item)).toBe(true);
@@ -117,10 +119,11 @@ for (const m of MODELS) {
       await lm?.dispose();
     });
 
-    it('pNull and confidence equal the full-prompt reference within 1e-5, each step the most probable allowed token', async () => {
+    it(`pNull and confidence of ${EXACT_FIELDS.join(', ')} equal the full-prompt reference within 1e-5, each step the most probable allowed token`, async () => {
       const table = tokenBytes(lm);
       const frame = promptFrame(lm, request.state);
-      for (const [key, trace] of Object.entries(first.traces)) {
+      for (const key of EXACT_FIELDS) {
+        const trace = first.traces[key]!;
         const { plan, decoded } = trace;
         const field = request.fields[key]!;
         const text = frame.prefix + fieldBlock(key, field, request.referenceDate) + frame.tail + frame.lead;

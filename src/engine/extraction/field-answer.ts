@@ -45,7 +45,8 @@ export function fieldAnswer(field: ExtractionField, d: DecodedField, parts: read
         return { confidence: spanConfidence(d, span), ...withSource(source) };
       });
       const guess = (field.items === 'number' ? items.map(Number) : items.map(String)) as string[] | number[];
-      return { type: 'list', value: absent ? null : guess, guess, ...common, items: itemAnswers };
+      // `items` describe `value`'s entries: absent where the value is null (the AI SDK checks one per entry).
+      return absent ? { type: 'list', value: null, guess, ...common } : { type: 'list', value: guess, guess, ...common, items: itemAnswers };
     }
   }
 }
