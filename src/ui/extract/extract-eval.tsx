@@ -7,10 +7,10 @@ import {
   type ExtractionItem,
   type ExtractionMetrics,
   type ExtractionReport,
+  type ExtractFn,
 } from '../../evaluation/index.ts';
 import { DownloadButton } from '../shared/download-button.tsx';
 import { isAbort } from '../state/error-info.ts';
-import type { ExtractCall } from './extract-client.ts';
 
 const f = (x: number | null) => (x === null ? '–' : x.toFixed(3));
 
@@ -51,7 +51,7 @@ function MetricsTable({ rows, head, testId }: { rows: readonly ExtractionMetrics
  * "Extraction sets") read in the page, every item sent through the client's `extractions.create`,
  * the metrics by field type and by field, the reliability of confidence; nothing leaves the page.
  */
-export function ExtractEval({ extract }: { extract: ExtractCall | null }) {
+export function ExtractEval({ extract }: { extract: ExtractFn }) {
   const [items, setItems] = useState<{ name: string; items: ExtractionItem[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
@@ -71,7 +71,7 @@ export function ExtractEval({ extract }: { extract: ExtractCall | null }) {
   };
 
   const run = async () => {
-    if (!items || !extract) return;
+    if (!items) return;
     const abort = new AbortController();
     controller.current = abort;
     setError(null);
@@ -108,7 +108,7 @@ export function ExtractEval({ extract }: { extract: ExtractCall | null }) {
         </p>
       )}
       <div class="row">
-        <button type="button" class="button primary" disabled={!items || !extract || progress !== null} onClick={() => void run()}>
+        <button type="button" class="button primary" disabled={!items || progress !== null} onClick={() => void run()}>
           {progress ? `Evaluating… ${progress.done} / ${progress.total}` : 'Evaluate'}
         </button>
         {progress && (

@@ -1,12 +1,12 @@
 import { useRef, useState } from 'preact/hooks';
 import type { ExtractionRequestInput } from '../../contract/extraction-request.ts';
 import type { JevClient } from '../../facade/jev-client.ts';
+import type { ExtractFn } from '../../evaluation/index.ts';
 import { CodeSnippets } from '../shared/code-snippets.tsx';
 import { extractionSnippets } from '../shared/extraction-snippets.ts';
 import { FieldError } from '../shared/field-error.tsx';
 import { formatMs } from '../shared/format.ts';
 import { errorInfo, isAbort } from '../state/error-info.ts';
-import { extractionsOf } from './extract-client.ts';
 import { ExtractEval } from './extract-eval.tsx';
 import { parseReferenceDate, type ExtractDraft } from './extract-draft.ts';
 import { fromFieldProblems, noExtractErrors, placeExtractError, type ExtractErrors } from './extract-errors.ts';
@@ -35,7 +35,7 @@ export function ExtractPanel({ client, draft }: Props) {
   const [notice, setNotice] = useState<string | null>(null);
   const [undo, setUndo] = useState<{ label: string; state: string; fields: FieldDraft[]; referenceDate: string } | null>(null);
   const controller = useRef<AbortController | null>(null);
-  const extract = extractionsOf(client);
+  const extract: ExtractFn = (request, options) => client.extractions.create(request, options);
 
   // What the snippets show and the call sends: the request as a caller would write it.
   const request: ExtractionRequestInput = {
@@ -64,7 +64,7 @@ export function ExtractPanel({ client, draft }: Props) {
 
   async function submit(e?: Event) {
     e?.preventDefault();
-    if (busy || !extract) return;
+    if (busy) return;
     setNotice(null);
     const { problems } = toFields(drafts);
     const shown: ExtractErrors = { ...fromFieldProblems(problems), ...('error' in referenceDate ? { referenceDate: referenceDate.error } : {}) };
@@ -171,13 +171,8 @@ export function ExtractPanel({ client, draft }: Props) {
             {errors.form}
           </p>
         )}
-        {!extract && (
-          <p class="form-error" role="alert" data-testid="extract-unavailable">
-            This build's client has no extractions.create: the Extract tab needs a client with the extraction engine.
-          </p>
-        )}
         <div class="row">
-          <button type="submit" class="button primary" disabled={busy || drafts.length === 0 || !extract}>
+          <button type="submit" class="button primary" disabled={busy || drafts.length === 0}>
             {busy ? 'Extracting…' : 'Extract'}
           </button>
           {busy && (
