@@ -114,7 +114,7 @@ for (const m of MODELS) {
       engine = await loadEngine(m.root, m.id);
       lm = engine.languageModel!;
       first = await extract(lm, request, { prefixes: big() });
-    }, 120_000);
+    }, 600_000);
     afterAll(async () => {
       await lm?.dispose();
     });
