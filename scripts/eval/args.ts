@@ -10,7 +10,8 @@ Runs a labelled data set through the engine in headless Chromium and writes, to 
 report.json, report.md, observations.jsonl, an SVG reliability diagram and confusion matrix per
 mode and question, and profile.json with --fit. Format and metrics: docs/evaluation.md.
 
-  --data FILE         the labelled set: .jsonl (a decision request plus "labels" per line) or .csv
+  --data FILE         the labelled set: .jsonl (a decision request plus "labels" per line) or .csv;
+                      or an extraction set: .jsonl (state, fields, "expected" per line; docs/evaluation.md)
   --questions FILE    a CSV set's questions: a JSON object of question key -> question
   --model ID          model id (default ${TINYSTORIES}, served from models/ and vendor/models)
   --host URL          where model files are: {host}/{model}/resolve/main/{file}
