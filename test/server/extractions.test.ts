@@ -2,11 +2,16 @@
  * `POST /v1/extractions` through `npm run serve` in front of a loopback SGLang or vLLM: a good
  * body is 501 `not_implemented`, naming the backend and what it lacks (the whole next-token
  * distribution per step, a per-request token mask); a bad body is still the 400 naming its field.
- * (The in-process engine serves extractions: test/ai-sdk/extraction-model.test.ts over client.fetch.)
+ * With no --backend (the engine in-process, on its own thread), the server answers them as the
+ * page's engine does, answer for answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TINY } from '../support/models.ts';
-import { post, served, type Served } from './support/served.ts';
+import type { ExtractionResponse } from '../../src/contract/index.ts';
+import type { JevClient } from '../../src/facade/jev-client.ts';
+import { startServer, type RunningServer } from '../../src/server/serve.ts';
+import { localClient } from '../support/local-client.ts';
+import { GENERATED, TINY } from '../support/models.ts';
+import { embeddedOptions, post, served, type Served } from './support/served.ts';
 
 const BODY = { model: 'jev', state: 'Invoice 12, total 40.00 EUR.', fields: { total: { type: 'number', decimals: 2 } } };
 
@@ -33,3 +38,25 @@ for (const kind of ['sglang', 'vllm'] as const) {
     });
   });
 }
+
+describe(`/v1/extractions through the embedded server on ${TINY}`, () => {
+  let server: RunningServer;
+  let page: JevClient;
+  beforeAll(async () => {
+    server = await startServer(embeddedOptions(TINY, { host: GENERATED }));
+    ({ client: page } = await localClient(GENERATED, TINY));
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    page?.terminate();
+  });
+
+  it('answers as the Node engine path does', async () => {
+    const body = { ...BODY, fields: { ...BODY.fields, who: { type: 'text' }, when: { type: 'date' } }, referenceDate: '2025-03-01' };
+    const res = await post(server, '/v1/extractions', body);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const served = (await res.json()) as ExtractionResponse;
+    const reference = await page.extractions.create(body);
+    expect(served.answers).toEqual(reference.answers);
+  }, 120_000);
+});
