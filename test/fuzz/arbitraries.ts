@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { limits, type PathSegment } from '../../src/contract/index.ts';
 
 /** `decisions_openai`: OpenAI's Decisions shape at `/v1/decisions` (src/contract/openai-decision-request.ts). */
-export type Endpoint = 'decisions' | 'decisions_openai' | 'chat';
+export type Endpoint = 'decisions' | 'decisions_openai' | 'extractions' | 'chat';
 type Json = unknown;
 
 const word = fc.stringMatching(/^[A-Za-z][a-z]{0,9}$/);
@@ -95,6 +95,26 @@ export const validOpenAIDecision: fc.Arbitrary<Record<string, Json>> = fc.record
     safety_identifier: key,
   },
   { requiredKeys: ['model', 'input', 'questions'] },
+);
+
+/** A field of an extraction request (src/contract/extraction-request.ts): every type, short values. */
+const exField = fc.oneof(
+  fc.record({ type: fc.constant('text'), instructions: sentence }, { requiredKeys: ['type'] }),
+  fc.record({ type: fc.constant('number'), unit: word, integer: fc.boolean(), decimals: fc.integer({ min: 0, max: 6 }) }, { requiredKeys: ['type'] }),
+  fc.record({ type: fc.constantFrom('date', 'time', 'datetime'), instructions: sentence }, { requiredKeys: ['type'] }),
+  fc.record({ type: fc.constant('duration'), unit: fc.constantFrom('seconds', 'minutes', 'hours', 'days', 'weeks', 'months', 'years'), decimals: fc.integer({ min: 0, max: 6 }) }, { requiredKeys: ['type'] }),
+  fc.record({ type: fc.constant('list'), items: fc.constantFrom('text', 'number', 'date') }, { requiredKeys: ['type', 'items'] }),
+);
+
+/** `extractions`: the extraction shape at `/v1/extractions` (src/contract/extraction-request.ts). */
+export const validExtraction: fc.Arbitrary<Record<string, Json>> = fc.record(
+  {
+    model: fc.constant('jev'),
+    state: fc.oneof(sentence, fc.array(sentence.map((text) => ({ type: 'text', text })), { minLength: 1, maxLength: 2 })),
+    fields: fc.dictionary(key, exField, { minKeys: 1, maxKeys: 2 }),
+    referenceDate: fc.constantFrom('2024-02-29', '2025-12-31', '1999-01-01'),
+  },
+  { requiredKeys: ['model', 'state', 'fields'] },
 );
 
 const message = fc.record({ role: fc.constantFrom('system', 'user', 'assistant', 'developer'), content: fc.oneof(sentence, fc.array(sentence.map((text) => ({ type: 'text', text })), { minLength: 1, maxLength: 2 })) });
@@ -211,7 +231,8 @@ export interface FuzzCase {
 
 /** A valid body of the endpoint and one mutation of it. */
 export function fuzzCase(endpoint: Endpoint): fc.Arbitrary<FuzzCase> {
-  return (endpoint === 'decisions' ? validDecision : endpoint === 'decisions_openai' ? validOpenAIDecision : validChat).chain((base) =>
+  const valid = { decisions: validDecision, decisions_openai: validOpenAIDecision, extractions: validExtraction, chat: validChat }[endpoint];
+  return valid.chain((base) =>
     mutationOf(base).map((mutation) => ({ endpoint, base, mutation })),
   );
 }

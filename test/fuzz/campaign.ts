@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { applyMutation, describeCase, fuzzCase, type Endpoint, type FuzzCase } from './arbitraries.ts';
 import { jsonText } from './json-text.ts';
 
-export const PATHS: Record<Endpoint, string> = { decisions: '/inference/jev/api/alpha/decisions', decisions_openai: '/v1/decisions', chat: '/v1/chat/completions' };
+export const PATHS: Record<Endpoint, string> = { decisions: '/inference/jev/api/alpha/decisions', decisions_openai: '/v1/decisions', extractions: '/v1/extractions', chat: '/v1/chat/completions' };
 
 /** What a surface answered, reduced to what both must agree on. */
 export type Outcome = { served: true; shape: string | null } | { served: false; status: number; code: string; param: string | null; message: string };
@@ -68,6 +68,7 @@ function shapeOf(endpoint: Endpoint, result: unknown): string | null {
   if (Symbol.asyncIterator in result) return 'chat.completion.stream';
   const r = result as Record<string, unknown>;
   if (endpoint === 'decisions') return r['answers'] && typeof r['answers'] === 'object' && r['usage'] ? 'decision' : null;
+  if (endpoint === 'extractions') return r['object'] === 'extraction' && r['answers'] && typeof r['answers'] === 'object' && r['usage'] ? 'extraction' : null;
   if (endpoint === 'decisions_openai') return Array.isArray(r['answers']) && r['answers'].length > 0 && r['usage'] ? 'decision' : null;
   return r['object'] === 'chat.completion' && Array.isArray(r['choices']) ? 'chat.completion' : null;
 }
@@ -107,7 +108,7 @@ function topField(param: string): string | null {
   return quoted === undefined ? null : (JSON.parse(quoted) as string);
 }
 
-const REQUIRED: Record<Endpoint, readonly string[]> = { decisions: ['model', 'state', 'questions'], decisions_openai: ['model', 'input', 'questions'], chat: ['model', 'messages'] };
+const REQUIRED: Record<Endpoint, readonly string[]> = { decisions: ['model', 'state', 'questions'], decisions_openai: ['model', 'input', 'questions'], extractions: ['model', 'state', 'fields'], chat: ['model', 'messages'] };
 
 /** Throws when an outcome breaks the campaign's rules. */
 function judge(c: FuzzCase, body: unknown, o: Outcome, surface: string): void {

@@ -1,4 +1,4 @@
-// The fuzz corpus of `npm test` in Node: 300 generated bodies per endpoint (the Jev decisions, OpenAI's Decisions shape, chat) (fast-check, fixed seeds) through
+// The fuzz corpus of `npm test` in Node: 300 generated bodies per endpoint (the Jev decisions, OpenAI's Decisions shape, extractions, chat) (fast-check, fixed seeds) through
 // the facade and the HTTP surface of one engine in Node (test/fuzz/campaign.ts says what is checked).
 // Longer campaigns: `npm run fuzz -- --runs N --seed S`; in Chromium: e2e/fuzz.spec.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { runCampaign, type Surfaces } from './campaign.ts';
 import { PROBES } from './probes.ts';
 
 const RUNS = 300; // in Node; the Chromium corpus (e2e/fuzz.spec.ts) runs 2,000 per endpoint
-const SEEDS = { decisions: 20261126, decisions_openai: 20261201, chat: 20261127 } as const;
+const SEEDS = { decisions: 20261126, decisions_openai: 20261201, extractions: 20261202, chat: 20261127 } as const;
 
 describe('fuzz: generated bodies through the facade and the HTTP surface', () => {
   let client: JevClient;
@@ -25,12 +25,14 @@ describe('fuzz: generated bodies through the facade and the HTTP surface', () =>
           ? client.decisions.create(body as never)
           : endpoint === 'decisions_openai'
             ? client.decisions.createOpenAI(body)
-            : client.chat.completions.create(body as never),
+            : endpoint === 'extractions'
+              ? client.extractions.create(body)
+              : client.chat.completions.create(body as never),
       fetch: (path, init) => client.fetch(new URL(path, 'http://localhost').href, init),
     };
   });
 
-  for (const endpoint of ['decisions', 'decisions_openai', 'chat'] as const) {
+  for (const endpoint of ['decisions', 'decisions_openai', 'extractions', 'chat'] as const) {
     it(`${RUNS} ${endpoint} bodies: each a 4xx naming a field of the body, or a valid answer; both surfaces agree; the engine keeps serving`, async () => {
       const report = await runCampaign(surfaces, { endpoint, runs: RUNS, seed: SEEDS[endpoint], probe: PROBES[endpoint] });
       const refused = Object.values(report.refused).reduce((a, b) => a + b, 0);

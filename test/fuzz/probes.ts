@@ -15,5 +15,9 @@ export const PROBES: Record<Endpoint, { body: unknown; answer: (result: unknown)
     },
     answer: (r) => (r as { answers: unknown }).answers,
   },
+  extractions: {
+    body: { model: 'jev', state: 'Invoice 7 is due 2025-03-31, total 99.50 EUR.', fields: { due: { type: 'date' }, total: { type: 'number', decimals: 2 } } },
+    answer: (r) => (r as { answers: unknown }).answers,
+  },
   chat: { body: PROBE_CHAT, answer: (r) => (r as { choices: { message: { content: string } }[] }).choices[0]!.message.content },
 };
