@@ -3,7 +3,8 @@
  * structural-tag grammar in grammar/xgrammar-backend.ts) on the generated family models, whose
  * random weights write garbage unconstrained (tool_choice "auto" answers in noise): a forced call
  * always happens and its arguments validate (ajv, independent of the grammar engine), in each
- * model's own call format; parallel calls; streamed equal to non-streamed; a tool result turn
+ * model's own call format; parallel calls (the grammar walked by a matcher: two calls joined by the
+ * separator accepted when parallel, refused when not); streamed equal to non-streamed; a tool result turn
  * rendered by the template and reused by the prefix cache; a cancel in the middle.
  */
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -13,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatTool, JevError, JsonSchema } from '../../src/contract/index.ts';
 import { chatPrompt } from '../../src/engine/chat/chat-prompt.ts';
 import { ToolCallStream } from '../../src/engine/chat/tool-call-stream.ts';
-import { callTags, toolStyleOf } from '../../src/engine/chat/tool-format.ts';
+import { callTags, toolCallFormat, toolCallPlan, toolStyleOf, type ToolStyle } from '../../src/engine/chat/tool-format.ts';
 import { FALLBACK_TOOL_PROMPT } from '../../src/engine/chat/tool-prompt.ts';
 import { chatTemplateOf } from '../../src/engine/model/chat-template.ts';
 import type { Engine } from '../../src/engine/engine.ts';
+import { CharWalker } from '../support/grammar-walk.ts';
 import { GENERATED, loadEngine } from '../support/models.ts';
 
 const ajv = new Ajv2020({ strict: false });
@@ -208,21 +210,61 @@ for (const family of FAMILIES) {
   });
 }
 
+describe('parallel calls: the grammar', () => {
+  // Whether a reply of random weights writes a second call is a draw: at the end of a call the
+  // grammar allows the separator or the end, and which one a seed picks moves with every change of
+  // the argument grammar (issue 57's compiler lets a string's escapes in where xgrammar's converter
+  // did not, so the draws diverge from the first character of a string; over seeds 0–11 qwen2 wrote
+  // several calls for 5 of 12 under the new grammar and 6 of 12 under the old one, but none in
+  // seeds 0–3). What the engine owes is the grammar: two calls joined by the separator are accepted
+  // when parallel calls are allowed and refused when they are not, walked through a real matcher.
+  const walker = new CharWalker();
+  afterAll(() => walker.clear());
+  const call = (style: ToolStyle, name: string, args: string) => `${callTags(style, name).begin}${args}${callTags(style, name).end}`;
+  const weather = '{"city": "Paris", "unit": "celsius"}';
+  const add = '{"a": 3, "b": 4}';
+
+  for (const style of ['hermes', 'fallback'] as const) {
+    it(`${style}: one call, or several joined by the separator when parallel; exactly one when not`, async () => {
+      const parallel = toolCallFormat(toolCallPlan(style, TOOLS as ChatTool[], 'required', true)!, null);
+      const single = toolCallFormat(toolCallPlan(style, TOOLS as ChatTool[], 'required', false)!, null);
+      expect(parallel.single).toBe(false);
+      expect(single.single).toBe(true);
+      const one = call(style, 'get_weather', weather);
+      const two = `${one}${parallel.separator}${call(style, 'add', add)}`;
+      const three = `${two}${parallel.separator}${call(style, 'get_weather', weather)}`;
+      expect(await walker.accepts(parallel, one)).toBe(true);
+      expect(await walker.accepts(parallel, two)).toBe(true);
+      expect(await walker.accepts(parallel, three)).toBe(true);
+      expect(await walker.accepts(single, one)).toBe(true);
+      expect(await walker.accepts(single, two)).toBe(false);
+      // The separator is the only join, and a second call's arguments are held to its own schema.
+      expect(await walker.accepts(parallel, `${one}${call(style, 'add', add)}`)).toBe(false);
+      expect(await walker.accepts(parallel, `${one}${parallel.separator}${call(style, 'add', '{"a": 30, "b": 4}')}`)).toBe(false);
+    }, 120_000);
+  }
+
+  it('llama3-json takes one call even when parallel calls are asked for', async () => {
+    const format = toolCallFormat(toolCallPlan('llama3-json', TOOLS as ChatTool[], 'required', true)!, null);
+    const one = call('llama3-json', 'add', add);
+    expect(await walker.accepts(format, one)).toBe(true);
+    expect(await walker.accepts(format, `${one}${format.separator}${one}`)).toBe(false);
+  }, 120_000);
+});
+
 describe.skipIf(!present('tiny-random-qwen2') || !present('tiny-random-llama'))('parallel calls', () => {
-  it('parallel_tool_calls: several calls in one reply where the format allows; false: exactly one', async () => {
+  it('parallel_tool_calls: every call of a reply valid; false: exactly one', async () => {
     // Qwen's own format, and the fallback prompt's (on the small vocabulary: more tokens per call).
     for (const [family, maxTokens] of [['tiny-random-qwen2', 200], ['tiny-random-llama', 400]] as const) {
       const engine = await engineOf(family);
-      let most = 0;
       for (let seed = 0; seed < 4; seed++) {
         const body = { model: 'jev', messages: ASK, tools: TOOLS, tool_choice: 'required', temperature: 1, seed, max_tokens: maxTokens };
         const res = (await engine.chat(body, handle())) as ChatCompletion;
-        most = Math.max(most, expectValidCalls(res).length);
+        expect(expectValidCalls(res).length, family).toBeGreaterThan(0);
         const one = (await engine.chat({ ...body, parallel_tool_calls: false }, handle())) as ChatCompletion;
         expect(one.choices[0]!.finish_reason).toBe('tool_calls');
         expect(expectValidCalls(one)).toHaveLength(1);
       }
-      expect(most, family).toBeGreaterThan(1);
     }
   }, 300_000);
 });
