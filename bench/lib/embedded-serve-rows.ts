@@ -24,6 +24,7 @@ import type { DtypeChoice } from '../../src/protocol/engine-api.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { embeddedOptions } from '../../test/server/support/served.ts';
 import { round } from './measure.ts';
+import { loadNodeLlamaCpp } from './native-peer.ts';
 import { median } from './schema.ts';
 
 export interface EmbeddedServeRow {
@@ -142,8 +143,8 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], reps:
 }
 
 async function measureLlamaCpp(root: string, dtype: EmbeddedServeRow['dtype'], threads: number, reps: number, log: (...a: unknown[]) => void): Promise<EmbeddedServeRow> {
-  // A devDependency, loaded only here: its prebuilt CPU binary, never a build or a download.
-  const { getLlama } = await import('node-llama-cpp');
+  // Installed on demand (native-peer.ts): its prebuilt CPU binary, never a build.
+  const { getLlama } = await loadNodeLlamaCpp(log);
   const llama = await getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: 'error' as never });
   const file = GGUF[dtype];
   const model = await llama.loadModel({ modelPath: join(root, EMBEDDED_MODEL, 'gguf', file) });
