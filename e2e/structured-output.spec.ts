@@ -2,8 +2,9 @@
  * Structured output in Chromium: a json_schema chat completion through the service worker's
  * `/v1/chat/completions` (whole and streamed) on a generated family model, on wasm. The engine
  * loads @mlc-ai/web-xgrammar (its own chunk, a dynamic import in the worker) for the first request
- * that needs it; the reply parses and validates (ajv, here in Node), and a schema keyword the
- * engine cannot enforce is a 400 pointing at it.
+ * that needs it; the reply parses and validates (ajv, here in Node). An integer `multipleOf` is
+ * enforced (the replies are multiples, checked here by arithmetic as well as by ajv); a keyword the
+ * engine still cannot enforce (`not`, a non-integer `multipleOf`) is a 400 pointing at it.
  */
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -13,12 +14,19 @@ import { PERSON_SCHEMA } from '../test/support/person-schema.ts';
 
 const MODEL = 'tiny-random-llama3';
 const SCHEMA = PERSON_SCHEMA;
+/** Integer multiples, one unbounded and one two-sided: enforced by the schema compiler's remainder automaton. */
+const MULTIPLES_SCHEMA = {
+  type: 'object',
+  properties: { n: { type: 'integer', multipleOf: 3 }, m: { type: 'integer', multipleOf: 7, minimum: -50, maximum: 50 } },
+  required: ['n', 'm'],
+  additionalProperties: false,
+};
 
 test(`${MODEL}: a json_schema chat through the service worker validates, whole and streamed`, async ({ page }) => {
   await page.goto(`/?model=${MODEL}&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`);
   expect(await page.evaluate(() => (window as any).jev.ready)).toMatchObject({ state: 'ready', model: MODEL });
   await page.waitForFunction(() => !!navigator.serviceWorker.controller);
-  const out = await page.evaluate(async (schema) => {
+  const out = await page.evaluate(async ([schema, multiplesSchema]) => {
     const post = (body: unknown) =>
       fetch('/v1/chat/completions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     const request = {
@@ -39,9 +47,21 @@ test(`${MODEL}: a json_schema chat through the service worker validates, whole a
       streamed += chunk.choices[0]?.delta?.content ?? '';
       finish = chunk.choices[0]?.finish_reason ?? finish;
     }
-    const refused = await post({ ...request, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'integer', multipleOf: 3 } } } });
-    return { whole, streamed, finish, contentType: res.headers.get('Content-Type'), refused: { status: refused.status, body: await refused.json() } };
-  }, SCHEMA);
+    const multiples = [];
+    for (const seed of [1, 2, 3]) {
+      const format = { type: 'json_schema', json_schema: { name: 'multiples', schema: multiplesSchema } };
+      multiples.push(await post({ ...request, response_format: format, temperature: 1, seed }).then((r) => r.json()));
+    }
+    const refuse = async (schema: unknown) => {
+      const r = await post({ ...request, response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } });
+      return { status: r.status, body: await r.json() };
+    };
+    const refused = {
+      not: await refuse({ type: 'integer', not: { const: 3 } }),
+      decimalMultipleOf: await refuse({ type: 'number', multipleOf: 0.5 }),
+    };
+    return { whole, streamed, finish, contentType: res.headers.get('Content-Type'), multiples, refused };
+  }, [SCHEMA, MULTIPLES_SCHEMA] as const);
 
   const ajv = new Ajv2020({ strict: false });
   addFormats(ajv);
@@ -52,6 +72,21 @@ test(`${MODEL}: a json_schema chat through the service worker validates, whole a
     expect(validate(value), `${reply.message.content}: ${JSON.stringify(validate.errors)}`).toBe(true);
   }
   expect(out.contentType).toMatch(/text\/event-stream/);
-  expect(out.refused.status).toBe(400);
-  expect(out.refused.body.error).toMatchObject({ code: 'invalid_request', param: 'response_format.json_schema.schema.multipleOf' });
+
+  const validateMultiples = ajv.compile(MULTIPLES_SCHEMA);
+  for (const reply of out.multiples.map((r: any) => r.choices?.[0])) {
+    expect(reply?.finish_reason, JSON.stringify(reply)).toBe('stop');
+    const value = JSON.parse(reply.message.content);
+    expect(validateMultiples(value), `${reply.message.content}: ${JSON.stringify(validateMultiples.errors)}`).toBe(true);
+    expect(Number.isSafeInteger(value.n) && value.n % 3 === 0, reply.message.content).toBe(true);
+    expect(Number.isSafeInteger(value.m) && value.m % 7 === 0 && value.m >= -50 && value.m <= 50, reply.message.content).toBe(true);
+  }
+
+  expect(out.refused.not.status).toBe(400);
+  expect(out.refused.not.body.error).toMatchObject({ code: 'invalid_request', param: 'response_format.json_schema.schema.not' });
+  expect(out.refused.decimalMultipleOf.status).toBe(400);
+  expect(out.refused.decimalMultipleOf.body.error).toMatchObject({
+    code: 'invalid_request',
+    param: 'response_format.json_schema.schema.multipleOf',
+  });
 });
