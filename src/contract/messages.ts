@@ -159,8 +159,8 @@ export const validationMessages = {
   schemaIntegerRange: (param: string, why: string) =>
     `'${param}': this integer range cannot be enforced: ${why}. Give both ends, or use an "enum".`,
   schemaRef: (param: string, ref: string) =>
-    `'${param}': the reference ${quoteValue(ref)} cannot be enforced: only "#/$defs/<name>" and "#/definitions/<name>" of the same schema are (no external or nested references).`,
-  schemaRefMissing: (param: string, ref: string) => `'${param}': the reference ${quoteValue(ref)} names no schema of the root's $defs or definitions.`,
+    `'${param}': the reference ${quoteValue(ref)} cannot be enforced: only references inside the same schema are ("#", "#/$defs/<name>", "#/definitions/<name>", or any JSON pointer such as "#/properties/a/items", at any depth, recursion included); external references are not fetched.`,
+  schemaRefMissing: (param: string, ref: string) => `'${param}': the reference ${quoteValue(ref)} names no schema: nothing at that pointer inside this schema is a schema.`,
   schemaDefsNotAtRoot: (param: string, keyword: string) =>
     `'${param}': ${quoteValue(keyword)} is read only at the schema's root; move these definitions there.`,
   schemaCompile: (param: string, why: string) => `'${param}' could not be compiled into a grammar: ${why}.`,
