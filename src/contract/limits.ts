@@ -37,11 +37,6 @@ export const limits = {
   maxTopLogprobs: 20,
   /** Function tools in one chat completion request (OpenAI's limit). */
   maxTools: 128,
-  /**
-   * Integers in one `minimum`…`maximum` range of a response schema (json-schema-subset.ts): the
-   * engine writes the range out as an enum, xgrammar 0.1.27's own integer ranges being wrong.
-   */
-  maxIntegerRange: 1000,
   /** The largest count of a quantifier (`{n}`, `{n,m}`) in a response schema's `pattern`: each repeat is a copy in the grammar. */
   maxPatternRepeat: 256,
   /**
