@@ -51,7 +51,7 @@ function AnswerRow({ fieldKey, answer }: { fieldKey: string; answer: ExtractionA
         <ol class="small-text" data-testid="extract-items">
           {answer.guess.map((item, i) => (
             <li key={i}>
-              <span class="mono">{showValue(item)}</span> · confidence {(answer.items[i]?.confidence ?? 0).toFixed(3)} · {where(answer.items[i]?.source)}
+              <span class="mono">{showValue(item)}</span> · confidence {(answer.items?.[i]?.confidence ?? 0).toFixed(3)} · {where(answer.items?.[i]?.source)}
             </li>
           ))}
         </ol>

@@ -24,7 +24,7 @@ export function sourceSpans(parts: readonly string[], answers: Record<string, Ex
   };
   for (const [key, a] of Object.entries(answers)) {
     if (a.type === 'refusal') continue;
-    if (a.type === 'list') a.items.forEach((item) => add(key, item.source));
+    if (a.type === 'list') a.items?.forEach((item) => add(key, item.source));
     else add(key, a.source);
   }
   return spans;
