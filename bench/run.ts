@@ -36,6 +36,7 @@ import { runPeers } from './lib/peer-rows.ts';
 import { runSamplerOnly } from './lib/sampler-rows.ts';
 import { runServeOnly } from './lib/serve-rows.ts';
 import { measureStructured, structuredPlan } from './lib/structured-rows.ts';
+import { measureStructuredCompile } from './lib/structured-compile-rows.ts';
 import { measureTabs } from './lib/tabs-rows.ts';
 import { measureLoadVisits } from './lib/load-visit-rows.ts';
 import { SMOL, TINYSTORIES, makePlan } from './lib/plan.ts';
@@ -210,6 +211,14 @@ async function main(): Promise<void> {
         result.structured.push(await measureStructured(structuredPlan(options), site.url, mirror, options.threads, log));
       } catch (e) {
         const note = `structured rows: not measured (${(e as Error).message.split('\n')[0]})`;
+        log(note);
+        result.notes.push(note);
+      }
+      try {
+        // Compile times over the test suite's and libraries' schemas, and the mask on the slowest (Node).
+        result.structured_compile = await measureStructuredCompile(log, options.quick ? 40 : undefined);
+      } catch (e) {
+        const note = `structured compile rows: not measured (${(e as Error).message.split('\n')[0]})`;
         log(note);
         result.notes.push(note);
       }

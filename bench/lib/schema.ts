@@ -48,6 +48,8 @@ export interface BenchResult {
   prefix_cache: PrefixCacheResult[]; // (contract)
   /** Chat under a JSON schema against chat without one (docs/structured-output.md). */
   structured: StructuredResult[]; // (contract)
+  /** Schema compile times and the mask's cost on the slowest schema, in Node (bench/lib/structured-compile-rows.ts); absent where not measured. */
+  structured_compile?: import('./structured-compile-rows.ts').StructuredCompileResult;
   /** Renderers' memory with 1, 2 and 4 tabs sharing one engine, against independent engines (bench/lib/tabs-rows.ts). */
   tabs: TabsResult[]; // (contract)
   /** New conversations sharing a long system prompt with an earlier one. */
