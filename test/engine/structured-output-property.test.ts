@@ -29,7 +29,7 @@ import { responseSchema } from '../support/schema-arbitrary.ts';
 
 const SCHEMAS = Number(process.env['STRUCTURED_SCHEMAS'] ?? 200);
 const FULL = process.env['STRUCTURED_FULL'] === '1';
-const MAX_TOKENS = 64;
+const MAX_TOKENS = 96;
 const FAMILIES = ['tiny-random-qwen2', 'tiny-random-qwen3', 'tiny-random-llama3', 'tiny-random-phi3', 'tiny-random-gemma3'];
 const schemas = fc.sample(responseSchema, { numRuns: SCHEMAS, seed: 2029 });
 

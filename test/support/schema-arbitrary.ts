@@ -95,12 +95,13 @@ export const responseSchema: fc.Arbitrary<JsonSchema> = fc
   .map(([names, schemas, required, def]): JsonSchema => {
     const properties: Record<string, JsonSchema> = Object.fromEntries(names.map((n, i) => [n, schemas[i]!]));
     if (def) properties['ref'] = { $ref: '#/$defs/Shared' };
-    // A recursive definition: a tree of at most two children a node.
+    // A recursive definition: a chain of nodes, each with at most one child (recursion enforced by the grammar;
+    // a node's expected children stay well under one, so random weights finish it within max_tokens).
     if (def && names.length % 2 === 0) properties['tree'] = { $ref: '#/$defs/Tree' };
     const req = names.filter((_, i) => required[i]);
     return {
       type: 'object',
-      ...(def ? { $defs: { Shared: def, Tree: { type: 'object', properties: { v: { type: 'integer', minimum: 0, maximum: 9 }, kids: { type: 'array', items: { $ref: '#/$defs/Tree' }, maxItems: 2 } }, required: ['v'], additionalProperties: false } } } : {}),
+      ...(def ? { $defs: { Shared: def, Tree: { type: 'object', properties: { v: { type: 'integer', minimum: 0, maximum: 9 }, kids: { type: 'array', items: { $ref: '#/$defs/Tree' }, maxItems: 1 } }, required: ['v'], additionalProperties: false } } } : {}),
       properties,
       ...(req.length > 0 ? { required: req } : {}),
       additionalProperties: false,
