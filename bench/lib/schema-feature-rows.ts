@@ -128,3 +128,25 @@ export interface TabsResult {
    */
   blank_control?: { rss_bytes: number; pss_bytes: number | null; ratio_to_one_tab: number; pss_ratio_to_one_tab: number | null; relay_over_blank_bytes: number; relay_over_blank_pss_bytes: number | null };
 }
+
+/** The structured compile rows (issue 57): compile time per schema set, and the mask's cost per token. */
+export interface CompileRow {
+  set: string;
+  schemas: number;
+  p50_ms: number;
+  p95_ms: number;
+  max_ms: number;
+  slowest: string;
+}
+export interface MaskRow {
+  schema: string;
+  tokens: number;
+  constrained_ms_per_token: number;
+  unconstrained_ms_per_token: number;
+  ratio: number;
+}
+
+export interface StructuredCompileResult {
+  compile: CompileRow[];
+  mask: MaskRow | null;
+}

@@ -18,26 +18,8 @@ import { schemaToEbnf } from '../../src/engine/grammar/json-schema/compile.ts';
 import { GENERATED, loadEngine } from '../../test/support/models.ts';
 import { SMOL } from './plan.ts';
 
-export interface CompileRow {
-  set: string;
-  schemas: number;
-  p50_ms: number;
-  p95_ms: number;
-  max_ms: number;
-  slowest: string;
-}
-export interface MaskRow {
-  schema: string;
-  tokens: number;
-  constrained_ms_per_token: number;
-  unconstrained_ms_per_token: number;
-  ratio: number;
-}
-
-export interface StructuredCompileResult {
-  compile: CompileRow[];
-  mask: MaskRow | null;
-}
+import type { CompileRow, MaskRow, StructuredCompileResult } from './schema-feature-rows.ts';
+export type { CompileRow, MaskRow, StructuredCompileResult };
 
 const SUITE = join(import.meta.dirname, '../../test/fixtures/json-schema-test-suite');
 
