@@ -9,7 +9,9 @@
  * `--only ort-builds`: onnxruntime-web's JSPI build against its asyncify build, decode and prefill of
  * TinyStories-656K and the 135M model at fp32 and q8, 1 and 2 threads, side by side: bench/lib/ort-build-rows.ts;
  * `--only sampler`: the time to choose a token from a row of logits, per vocabulary size, greedy,
- * sampled and sampled with logprobs, with no mask and under a wide and a narrow grammar mask, in Node: bench/lib/sampler-rows.ts)
+ * sampled and sampled with logprobs, with no mask and under a wide and a narrow grammar mask, in Node: bench/lib/sampler-rows.ts;
+ * `--only decisions-openai`: OpenAI's Decisions shape against the Jev shape, in Node: bench/lib/decisions-openai-rows.ts;
+ * `--only extraction`: fields sharing the state against one request per field, and the copy mask, in Node: bench/lib/extraction-rows.ts)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
  * SmolLM2-shaped model on wasm, its GQA export beside the Optimum-style one (bench/lib/formats.ts),
@@ -34,6 +36,8 @@ import { log } from './lib/measure.ts';
 import { parseBenchArgs } from './lib/options.ts';
 import { runPeers } from './lib/peer-rows.ts';
 import { runSamplerOnly } from './lib/sampler-rows.ts';
+import { runDecisionsOpenAIOnly } from './lib/decisions-openai-rows.ts';
+import { runExtractionOnly } from './lib/extraction-rows.ts';
 import { runServeOnly } from './lib/serve-rows.ts';
 import { measureStructured, structuredPlan } from './lib/structured-rows.ts';
 import { measureStructuredCompile } from './lib/structured-compile-rows.ts';
@@ -61,6 +65,18 @@ async function main(): Promise<void> {
     // The server in front of a serving engine alone (docs/scale-out.md): Node, no browser.
     await generateModels({ only: ['tiny-random-llama', SMOL], log: (message) => log(`  ${message}`) });
     await runServeOnly(options.json, log, REPO, options.reps ?? undefined);
+    return;
+  }
+  if (options.only === 'decisions-openai') {
+    // OpenAI's Decisions shape against the Jev shape (docs/decisions.md): Node, no browser.
+    await generateModels({ only: ['tiny-random-llama'], log: (message) => log(`  ${message}`) });
+    await runDecisionsOpenAIOnly(options.json, log, REPO, options.reps ?? undefined);
+    return;
+  }
+  if (options.only === 'extraction') {
+    // Extraction's shared state against one request per field, and the copy mask (docs/extraction.md): Node, no browser.
+    await generateModels({ only: [SMOL, 'tiny-random-qwen2', 'tiny-random-gemma3'], log: (message) => log(`  ${message}`) });
+    await runExtractionOnly(options.json, log, REPO, options.reps ?? undefined);
     return;
   }
   if (options.only === 'sampler') {

@@ -11,7 +11,7 @@
  * `http_saved_ms` = openai − openai_method (what skipping `client.fetch` saves). `same_answers`:
  * the OpenAI answers equal the Jev ones, bit for bit, on every repetition.
  *
- * Run: `npx tsx bench/lib/decisions-openai-rows.ts --json FILE [--reps N]` (docs/decisions.md).
+ * Run: `npm run bench -- --only decisions-openai [--reps N] [--json FILE]` (docs/decisions.md).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';

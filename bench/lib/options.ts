@@ -30,12 +30,17 @@ export interface BenchOptions {
    * `--only structured`: only the structured rows, in Chromium; `--only tabs`: only the tabs rows;
    * `--only ort-builds`: onnxruntime-web's JSPI build against its asyncify build, decode and prefill (bench/lib/ort-build-rows.ts);
    * `--only sampler`: the time to choose a token from a row of logits, per vocabulary size and path, in Node (bench/lib/sampler-rows.ts);
-   * `--only load`: an app's start-up, first and return visits in one persistent profile, per dtype (bench/lib/load-visit-rows.ts; `--reps N` return visits).
+   * `--only load`: an app's start-up, first and return visits in one persistent profile, per dtype (bench/lib/load-visit-rows.ts; `--reps N` return visits);
+   * `--only decisions-openai`: OpenAI's Decisions shape against the Jev shape for the same request, in Node (bench/lib/decisions-openai-rows.ts);
+   * `--only extraction`: F fields sharing the state against one request per field, and the copy mask per step, in Node (bench/lib/extraction-rows.ts).
    */
-  only: 'serve' | 'structured' | 'tabs' | 'ort-builds' | 'sampler' | 'load' | null;
+  only: Only | null;
   /** `--max-load L` (ort-builds rows): before each measurement, wait up to 30 s for the 1-minute load average to drop below L. */
   maxLoad: number | undefined;
 }
+
+export const ONLY = ['serve', 'structured', 'tabs', 'ort-builds', 'sampler', 'load', 'decisions-openai', 'extraction'] as const;
+export type Only = (typeof ONLY)[number];
 
 export function parseBenchArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true, logits: true, structured: true, tabs: true, only: null, maxLoad: undefined };
@@ -70,14 +75,13 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     else if (a === '--max-load') o.maxLoad = Number(value());
     else if (a === '--only') {
       const only = value();
-      if (only !== 'serve' && only !== 'structured' && only !== 'tabs' && only !== 'ort-builds' && only !== 'sampler' && only !== 'load')
-        throw new Error(`--only: unknown ${only}; known: serve, structured, tabs, ort-builds, sampler, load`);
-      o.only = only;
+      if (!(ONLY as readonly string[]).includes(only)) throw new Error(`--only: unknown ${only}; known: ${ONLY.join(', ')}`);
+      o.only = only as Only;
     }
     else if (a === '--help' || a === '-h') {
       console.log(
         'usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K,tiny-random-llama] [--threads N] ' +
-          '[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--md FILE | --no-md] [--only serve|structured|tabs|ort-builds|sampler|load [--max-load L]]',
+          `[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--md FILE | --no-md] [--only ${ONLY.join('|')} [--max-load L]]`,
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);

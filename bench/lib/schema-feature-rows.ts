@@ -150,3 +150,30 @@ export interface StructuredCompileResult {
   compile: CompileRow[];
   mask: MaskRow | null;
 }
+
+/** The `extraction` rows (issue 59, bench/lib/extraction-rows.ts): F fields sharing the state against one request per field. */
+export interface ExtractionRow {
+  fields: number;
+  shared_ms: number;
+  separate_ms: number;
+  ms_per_field: number;
+  /** separate_ms / shared_ms. */
+  speedup: number;
+  /** Every token the model read: input not from the cache, and decoded value tokens. */
+  fed_tokens_shared: number;
+  fed_tokens_separate: number;
+  decoded_tokens: number;
+  /** fed_tokens_separate / fed_tokens_shared: the token ceiling. */
+  ceiling: number;
+  /** speedup / ceiling (target ≥ 0.9 at F ≥ 4). */
+  of_ceiling: number;
+  reps: number;
+}
+/** The copy constraint's mask per decoding step at one vocabulary. */
+export interface CopyMaskRow {
+  model: string;
+  vocabulary: number;
+  copy_mask_ms_per_step: number;
+  first_ms: number;
+  steps: number;
+}

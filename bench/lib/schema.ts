@@ -5,7 +5,7 @@
  * here, so that a writer imports its row from this module).
  */
 import type { ChatResult, DecisionResult, Device, LoadResult, MemoryResult, PrefixCacheResult, PrefixChatResult } from './schema-target-rows.ts';
-import type { FormatResult, StructuredCompileResult, StructuredResult, TabsResult } from './schema-feature-rows.ts';
+import type { CopyMaskRow, ExtractionRow, FormatResult, StructuredCompileResult, StructuredResult, TabsResult } from './schema-feature-rows.ts';
 import type { OrtBuildRow, PeerAgreement, PeerDetail, PeerRow } from './schema-peer-rows.ts';
 import type { LoadVisitResult } from './schema-load-rows.ts';
 
@@ -50,6 +50,10 @@ export interface BenchResult {
   structured: StructuredResult[]; // (contract)
   /** Schema compile times and the mask's cost on the slowest schema, in Node (bench/lib/structured-compile-rows.ts); absent where not measured. */
   structured_compile?: StructuredCompileResult;
+  /** Extraction: F fields sharing the state against one request per field (bench/lib/extraction-rows.ts); absent where not measured. */
+  extraction?: ExtractionRow[];
+  /** The extraction copy constraint's mask per step, per vocabulary; absent where not measured. */
+  copy_mask?: CopyMaskRow[];
   /** Renderers' memory with 1, 2 and 4 tabs sharing one engine, against independent engines (bench/lib/tabs-rows.ts). */
   tabs: TabsResult[]; // (contract)
   /** New conversations sharing a long system prompt with an earlier one. */
