@@ -6,9 +6,9 @@ import { expect, test } from './support/warm-context.ts';
 import { openApp } from './reliability-support.ts';
 
 const RUNS = 2000;
-const SEEDS = { decisions: 20261126, chat: 20261127 } as const;
+const SEEDS = { decisions: 20261126, decisions_openai: 20261201, extractions: 20261202, chat: 20261127 } as const;
 
-for (const endpoint of ['decisions', 'chat'] as const) {
+for (const endpoint of ['decisions', 'decisions_openai', 'extractions', 'chat'] as const) {
   test(`fuzz: ${RUNS} generated ${endpoint} bodies through the facade and the service worker`, async ({ page }) => {
     test.setTimeout(600_000);
     const errors = await openApp(page);
@@ -17,7 +17,7 @@ for (const endpoint of ['decisions', 'chat'] as const) {
         const R = (window as any).jevReliability;
         const jev = (window as any).jev;
         const surfaces = {
-          facade: (e: string, body: unknown) => (e === 'decisions' ? jev.decisions.create(body) : jev.chat.completions.create(body)),
+          facade: R.fuzz.facadeOf(jev),
           fetch: (path: string, init: RequestInit) => fetch(path, init),
         };
         try {

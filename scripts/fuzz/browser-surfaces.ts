@@ -42,7 +42,7 @@ export async function openBrowserCampaign(model: string, log: (line: string) => 
         const R = window.jevReliability;
         const jev = window.jev;
         const surfaces = {
-          facade: (e, body) => (e === 'decisions' ? jev.decisions.create(body) : jev.chat.completions.create(body)),
+          facade: R.fuzz.facadeOf(jev),
           fetch: (p, init) => fetch(p, init),
         };
         try {

@@ -19,6 +19,22 @@ import { jsonText } from './json-text.ts';
 
 export const PATHS: Record<Endpoint, string> = { decisions: '/inference/jev/api/alpha/decisions', decisions_openai: '/v1/decisions', extractions: '/v1/extractions', chat: '/v1/chat/completions' };
 
+/** The facade's create for each endpoint, on any client with the facade's shape (a JevClient, or `window.jev` in a page). */
+export interface FacadeLike {
+  decisions: { create(body: never): Promise<unknown>; createOpenAI(body: never): Promise<unknown> };
+  extractions: { create(body: never): Promise<unknown> };
+  chat: { completions: { create(body: never): Promise<unknown> } };
+}
+export function facadeOf(client: FacadeLike): Surfaces['facade'] {
+  return (endpoint, body) => {
+    const b = body as never;
+    if (endpoint === 'decisions') return client.decisions.create(b);
+    if (endpoint === 'decisions_openai') return client.decisions.createOpenAI(b);
+    if (endpoint === 'extractions') return client.extractions.create(b);
+    return client.chat.completions.create(b);
+  };
+}
+
 /** What a surface answered, reduced to what both must agree on. */
 export type Outcome = { served: true; shape: string | null } | { served: false; status: number; code: string; param: string | null; message: string };
 

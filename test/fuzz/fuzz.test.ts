@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { localClient } from '../support/local-client.ts';
 import { GENERATED, TINY } from '../support/models.ts';
-import { runCampaign, type Surfaces } from './campaign.ts';
+import { facadeOf, runCampaign, type Surfaces } from './campaign.ts';
 import { PROBES } from './probes.ts';
 
 const RUNS = 300; // in Node; the Chromium corpus (e2e/fuzz.spec.ts) runs 2,000 per endpoint
@@ -20,14 +20,7 @@ describe('fuzz: generated bodies through the facade and the HTTP surface', () =>
     process.on('unhandledRejection', (r) => void unhandled.push(r));
     ({ client } = await localClient(GENERATED, TINY));
     surfaces = {
-      facade: (endpoint, body) =>
-        endpoint === 'decisions'
-          ? client.decisions.create(body as never)
-          : endpoint === 'decisions_openai'
-            ? client.decisions.createOpenAI(body)
-            : endpoint === 'extractions'
-              ? client.extractions.create(body)
-              : client.chat.completions.create(body as never),
+      facade: facadeOf(client),
       fetch: (path, init) => client.fetch(new URL(path, 'http://localhost').href, init),
     };
   });

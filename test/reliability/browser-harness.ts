@@ -2,9 +2,9 @@
 // e2e/reliability-support.ts and added (with the soak's request stream, scripts/soak/mix.ts) to the page as `window.jevReliability`.
 import { malformedCases, PATHS, PROBE_CHAT, PROBE_DECISION } from './malformed.ts';
 import { mixedJobs, serve } from './workload.ts';
-import { runCampaign } from '../fuzz/campaign.ts';
+import { facadeOf, runCampaign } from '../fuzz/campaign.ts';
 import { PROBES } from '../fuzz/probes.ts';
 import { soakStep, soakSteps } from '../../scripts/soak/mix.ts';
 import { loneAnswers, storm } from './storm.ts';
 
-Object.assign(globalThis, { jevReliability: { malformedCases, mixedJobs, serve, PATHS, PROBE_CHAT, PROBE_DECISION, fuzz: { runCampaign, PROBES }, soak: { soakStep, soakSteps }, storm, loneAnswers } });
+Object.assign(globalThis, { jevReliability: { malformedCases, mixedJobs, serve, PATHS, PROBE_CHAT, PROBE_DECISION, fuzz: { runCampaign, facadeOf, PROBES }, soak: { soakStep, soakSteps }, storm, loneAnswers } });
