@@ -16,6 +16,7 @@
 import type { LanguageModel } from '../model/language-model.ts';
 import { BYTE_TOKEN, tokenVocabulary, type TokenVocabulary } from '../grammar/token-vocabulary.ts';
 import { stopTokenIds } from '../chat/stop-tokens.ts';
+import { BYTE_OF_CHAR } from '../grammar/byte-level.ts';
 
 export interface TokenBytes {
   /** The model's logits width. */
@@ -31,18 +32,6 @@ export interface TokenBytes {
   /** Tokens that end a value: the model's stop tokens, and tokens whose bytes are a newline. */
   readonly endTokens: readonly number[];
 }
-
-/** GPT-2's byte-to-character map, inverted: the byte a character of a byte-level token stands for (-1: none). */
-const BYTE_OF_CHAR = (() => {
-  const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-  const map = new Int16Array(512).fill(-1);
-  let n = 0;
-  for (let b = 0; b < 256; b++) {
-    if (printable(b)) map[b] = b;
-    else map[256 + n++] = b;
-  }
-  return map;
-})();
 
 const encoder = new TextEncoder();
 

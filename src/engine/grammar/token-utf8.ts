@@ -21,6 +21,7 @@
  * `byte_fallback`; any other character is a whole code point, so well-formed by itself.
  */
 import { BYTE_TOKEN, type TokenVocabulary, type VocabType } from './token-vocabulary.ts';
+import { BYTE_OF_CHAR } from './byte-level.ts';
 
 /** Between characters: where a reply starts, and where it may end. */
 export const UTF8_BOUNDARY = 0;
@@ -61,18 +62,6 @@ export function utf8Step(state: number, byte: number): number {
       return UTF8_INVALID;
   }
 }
-
-/** GPT-2's byte-to-character map, inverted: the byte a character of a byte-level token stands for (-1: none). */
-const BYTE_OF_CHAR = (() => {
-  const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-  const map = new Int16Array(512).fill(-1);
-  let n = 0;
-  for (let b = 0; b < 256; b++) {
-    if (printable(b)) map[b] = b;
-    else map[256 + n++] = b;
-  }
-  return map;
-})();
 
 /** The state after a token's raw text from `state`, reading its bytes as `vocabType`'s decoder writes them. */
 export function utf8AfterToken(state: number, text: string, vocabType: VocabType): number {
