@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { env } from '@huggingface/transformers';
@@ -13,6 +14,9 @@ import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import type { ServeDevice } from './cli-args.ts';
 import { engineThread, engineThreadEntry, type EngineThreadData } from './engine-thread.ts';
 import { folderHasModel } from './model-location.ts';
+
+/** The onnxruntime-node the engine is tested on: package.json's peer dependency (and devDependency), pinned. */
+export const ORT_NODE_VERSION = '1.30.0';
 
 export interface EmbeddedEngineOptions {
   model: string;
@@ -47,13 +51,7 @@ export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
       details: { reason: 'model_not_found', model, host: options.host },
     });
   }
-  if (!existsSync(fileURLToPath(engineThreadEntry()))) {
-    throw new JevError(
-      'model_load_failed',
-      'The in-process engine runs from a checkout of jev-local (npm run serve -- …), where onnxruntime-node and the TypeScript sources are installed; the published package serves --backend sglang|vllm only (docs/server.md).',
-      { param: 'backend', details: { reason: 'engine_not_packaged' } },
-    );
-  }
+  runtimeInstalled(engineThreadEntry());
   // Errors cross the thread's port as the page's cross its worker's (both sides install it).
   installErrorTransfer();
   const data: EngineThreadData = { model, root, ...(options.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: options.prefixCacheBytes }) };
@@ -65,6 +63,29 @@ export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
     drill: (action) => supervisor.drill(action),
     restarts: () => supervisor.restarts,
   };
+}
+
+/**
+ * Refuses at start what the engine's thread could not load: its entry (dist/lib/engine-thread.js
+ * in the package, built by `npm run build:lib`), and onnxruntime-node, native, an optional peer
+ * dependency of the package (not every user of the library runs the server), resolved as the
+ * thread resolves it: from its entry.
+ */
+function runtimeInstalled(entry: URL): void {
+  if (!existsSync(fileURLToPath(entry))) {
+    throw new JevError('model_load_failed', `The in-process engine's thread is missing (${fileURLToPath(entry)}): this build of jev-local lacks it; rebuild with npm run build:lib, or serve with --backend sglang|vllm.`, {
+      param: 'backend',
+      details: { reason: 'engine_not_packaged' },
+    });
+  }
+  try {
+    createRequire(entry).resolve('onnxruntime-node');
+  } catch {
+    throw new JevError('model_load_failed', `The in-process engine runs on onnxruntime-node, which is not installed beside jev-local: npm i onnxruntime-node@${ORT_NODE_VERSION} (docs/server.md, "Installed as a package"), or serve with --backend sglang|vllm.`, {
+      param: 'backend',
+      details: { reason: 'runtime_not_installed', package: 'onnxruntime-node' },
+    });
+  }
 }
 
 /** The engine inside its thread (worker/engine.worker.node.ts): over the folder `data.root`, reporting to `host`. */

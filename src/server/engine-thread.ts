@@ -14,12 +14,20 @@ export interface EngineThreadData {
   prefixCacheBytes?: number;
 }
 
+/** Whether this module runs from the built server (dist/lib/server.js), not the TypeScript sources. */
+function runsBuilt(): boolean {
+  return !/\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
+}
+
 /**
- * The thread's entry, worker/engine.worker.node.ts, run through tsx: present in a checkout, absent
- * from the published package (whose server, dist/lib/server.js, relays only).
+ * The thread's entry: from the built server (the published package), its build beside it,
+ * dist/lib/engine-thread.js (vite.server.config.ts, `--mode engine-thread`), a plain module; in a
+ * checkout, worker/engine.worker.node.ts, run through tsx.
  */
 export function engineThreadEntry(): URL {
-  return new URL(['..', '..', 'worker', 'engine.worker.node.ts'].join('/'), import.meta.url); // not a literal: Vite would emit it as an asset
+  // Not literals: Vite would emit them as assets.
+  const path = runsBuilt() ? ['.', 'engine-thread.js'] : ['..', '..', 'worker', 'engine.worker.node.ts'];
+  return new URL(path.join('/'), import.meta.url);
 }
 
 /**
@@ -35,10 +43,10 @@ export function engineThreadEntry(): URL {
  * (an onnxruntime-node run) is stopped when that call returns.
  */
 export function engineThread(data: EngineThreadData, watch: HangWatchdogOptions = {}): EngineInstance {
-  const entry = engineThreadEntry().href;
-  // tsx's loader, registered inside the thread, reads the TypeScript entry and what it imports (as the grammar thread does).
-  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
-  const worker = new Worker(boot, { eval: true, workerData: data, name: 'jev-engine' });
+  const entry = engineThreadEntry();
+  // In a checkout, tsx's loader, registered inside the thread, reads the TypeScript entry and what it imports (as the grammar thread does).
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
+  const worker = runsBuilt() ? new Worker(entry, { workerData: data, name: 'jev-engine' }) : new Worker(boot, { eval: true, workerData: data, name: 'jev-engine' });
   // The server keeps the process alive while it listens; an engine thread alone does not.
   worker.unref();
   const api = Comlink.wrap<EngineApi>(nodeEndpoint(worker)) as unknown as EngineApi;

@@ -3,7 +3,8 @@
  * the browser (the engine's worker spawns it: nested workers are allowed; Vite bundles
  * worker/grammar.worker.ts for it, as `new Worker(new URL(…))` below), a `worker_threads` Worker
  * in Node (vitest, the bench and the scripts, which run the TypeScript sources: the worker loads
- * worker/grammar.worker.node.ts through tsx's loader, as its parent did).
+ * worker/grammar.worker.node.ts through tsx's loader, as its parent did; the built server's engine
+ * thread, dist/lib/engine-thread.js: the build of it beside it, dist/lib/grammar-thread.js).
  */
 import type { GrammarReply, GrammarRequest, GrammarThread } from './grammar-worker-protocol.ts';
 
@@ -44,6 +45,9 @@ interface NodeWorker {
 async function nodeThread(): Promise<GrammarThread> {
   const specifier = 'node:worker_threads'; // not a literal: the browser's bundle leaves it alone
   const { Worker: NodeWorkerClass } = (await import(/* @vite-ignore */ specifier)) as { Worker: new (url: URL) => NodeWorker };
+  // The built server's threads (dist/lib/engine-thread.js, vite.server.config.ts) start the grammar
+  // thread's build beside them, a plain module: no TypeScript, no tsx.
+  if (!/\.[cm]?ts$/.test(new URL(import.meta.url).pathname)) return threadOf(new NodeWorkerClass(new URL(['.', 'grammar-thread.js'].join('/'), import.meta.url)));
   const moduleSpecifier = 'node:module';
   const urlSpecifier = 'node:url';
   const { createRequire } = (await import(/* @vite-ignore */ moduleSpecifier)) as { createRequire(url: string): { resolve(id: string): string } };
@@ -55,7 +59,10 @@ async function nodeThread(): Promise<GrammarThread> {
   // An ES module (not an eval script, whose `module` and `exports` globals would take xgrammar's
   // UMD exports): tsx's loader, registered inside the worker, reads the TypeScript entry.
   const boot = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(url)});`;
-  const worker = new NodeWorkerClass(new URL(`data:text/javascript,${encodeURIComponent(boot)}`));
+  return threadOf(new NodeWorkerClass(new URL(`data:text/javascript,${encodeURIComponent(boot)}`)));
+}
+
+function threadOf(worker: NodeWorker): GrammarThread {
   // A worker left idle does not keep the process alive.
   worker.unref();
   let ended = false;

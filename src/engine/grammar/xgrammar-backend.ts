@@ -84,13 +84,24 @@ async function nodeShims(): Promise<() => void> {
   if (!('require' in g) || !('__filename' in g)) {
     const specifier = 'node:module'; // not a literal: bundlers leave it alone
     const { createRequire } = (await import(/* @vite-ignore */ specifier)) as { createRequire(url: string): ((id: string) => unknown) & { resolve(id: string): string } };
+    const urlSpecifier = 'node:url';
+    const { fileURLToPath } = (await import(/* @vite-ignore */ urlSpecifier)) as { fileURLToPath(url: string): string };
     const require = createRequire(import.meta.url);
     if (!('require' in g)) (g['require'] = require), added.push('require');
-    if (!('__filename' in g)) (g['__filename'] = require.resolve('@mlc-ai/web-xgrammar')), added.push('__filename');
+    if (!('__filename' in g)) (g['__filename'] = packageFile(require, fileURLToPath)), added.push('__filename');
   }
   return () => {
     for (const k of added) delete g[k];
   };
+}
+
+/** The package's file (the emscripten prelude's base for its paths); in a bundle holding it (the built server's grammar thread), that bundle. */
+function packageFile(require: { resolve(id: string): string }, fileURLToPath: (url: string) => string): string {
+  try {
+    return require.resolve('@mlc-ai/web-xgrammar');
+  } catch {
+    return fileURLToPath(import.meta.url);
+  }
 }
 
 class XgCompiled implements CompiledGrammar {
