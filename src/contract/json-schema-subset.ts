@@ -9,7 +9,7 @@
  *
  * Checked here: each constraining keyword's shape (a count is a non-negative integer, a pattern a
  * valid regular expression of the enforced syntax, a reference points inside the schema…), and
- * the keywords never enforced (`not`, `contains`, `unevaluated*`, dynamic references, a
+ * the keywords never enforced (`not` but of `{}` or of `required` names, `contains`, `unevaluated*`, dynamic references, a
  * non-integer `multipleOf`, the formats validators check but the engine cannot write). What needs
  * the whole schema (a `oneOf` whose branches must be disjoint, `uniqueItems` over a finite
  * domain, a `format` beside a `pattern`) is decided by the grammar compiler
@@ -41,7 +41,7 @@ export const schemaAnnotations = ['title', 'description', 'default', 'examples',
 
 /** Constraining keywords the engine never enforces, and why. */
 export const unenforcedSchemaKeywords: Readonly<Record<string, string>> = {
-  not: 'a negation is not enforced; list what is allowed (enum, anyOf)',
+  not: 'a negation is enforced only of {} (nothing is then allowed) or of "required" names alone; list what is allowed (enum, anyOf)',
   contains: '"some item must match" is not enforced; use prefixItems for a fixed position',
   minContains: '"some item must match" is not enforced',
   maxContains: '"some item must match" is not enforced',
@@ -50,6 +50,24 @@ export const unenforcedSchemaKeywords: Readonly<Record<string, string>> = {
   $dynamicRef: 'only references to a place in the same schema ("#/…") are enforced',
   $recursiveRef: 'only references to a place in the same schema ("#/…") are enforced',
 };
+
+/**
+ * What a `not` enforced exactly negates: a schema every value meets (`{}`, `true`, annotations
+ * only, `"required": []`: the negation allows nothing), one no value meets (`false`: it allows
+ * everything), or names an object must all have (`{"required": [...]}`: the negation allows an
+ * object lacking one of them, and nothing else: a non-object meets `required`); null for any other.
+ */
+export function negatableNot(value: unknown): { kind: 'nothing' } | { kind: 'anything' } | { kind: 'lacking'; names: string[] } | null {
+  if (value === true) return { kind: 'nothing' };
+  if (value === false) return { kind: 'anything' };
+  if (!isPlainObject(value)) return null;
+  const ANNOTATIONS: ReadonlySet<string> = new Set(schemaAnnotations);
+  if (Object.keys(value).some((k) => k !== 'required' && !ANNOTATIONS.has(k))) return null;
+  const names = value['required'];
+  if (names === undefined) return { kind: 'nothing' };
+  if (!Array.isArray(names) || !names.every((n): n is string => typeof n === 'string')) return null;
+  return names.length === 0 ? { kind: 'nothing' } : { kind: 'lacking', names: [...new Set(names)] };
+}
 
 /** The first keyword of a schema that cannot be enforced: where it is (relative to the schema) and why. */
 export interface SchemaProblem<K extends MessageKind = MessageKind> {
@@ -92,6 +110,7 @@ class SchemaWalker {
 
   keyword(schema: JsonSchema, key: string, at: PathSegment[]): SchemaProblem | null {
     const value = schema[key];
+    if (key === 'not' && negatableNot(value)) return this.node(value, at);
     if (Object.hasOwn(unenforcedSchemaKeywords, key)) return refused(at, key, unenforcedSchemaKeywords[key]!);
     if (SCHEMA_VALUED.includes(key)) return this.node(value, at);
     if (SCHEMA_LISTS.includes(key)) {

@@ -115,6 +115,8 @@ describe('the enforced JSON-schema subset', () => {
       { enum: ['a', 1], type: 'string', maxLength: 3 },
       { type: 'array', uniqueItems: true, items: { enum: [1, 2] } },
       { if: { type: 'string' }, then: { maxLength: 3 }, else: { type: 'integer' } },
+      { type: 'object', properties: { a: { not: {} }, b: { not: true }, c: { not: false } } },
+      { type: 'object', oneOf: [{ required: ['a'], not: { required: ['b'], description: 'not both' } }, { required: ['b'] }] },
     ];
     for (const schema of accepted) expect(checkSchemaSubset(schema), JSON.stringify(schema)).toBeNull();
   });
@@ -122,6 +124,7 @@ describe('the enforced JSON-schema subset', () => {
   const refusals: [string, unknown, string, RegExp?][] = [
     ['a decimal multipleOf', { type: 'object', properties: { x: { type: 'number', multipleOf: 0.01 } } }, `${SCHEMA}.properties.x.multipleOf`, /floating point/],
     ['not', { not: { type: 'string' } }, `${SCHEMA}.not`],
+    ['not of required names beside a constraint', { type: 'object', not: { required: ['a'], minProperties: 2 } }, `${SCHEMA}.not`, /"required" names alone/],
     ['contains', { type: 'array', contains: { const: 1 } }, `${SCHEMA}.contains`],
     ['minContains', { type: 'array', minContains: 1 }, `${SCHEMA}.minContains`],
     ['maxContains', { type: 'array', maxContains: 1 }, `${SCHEMA}.maxContains`],
@@ -146,7 +149,7 @@ describe('the enforced JSON-schema subset', () => {
     ['maxProperties below the required count', { type: 'object', properties: { a: {}, b: {} }, required: ['a', 'b'], maxProperties: 1 }, `${SCHEMA}.maxProperties`],
     ['a subschema that is neither an object nor a boolean', { type: 'object', properties: { a: 3 } }, `${SCHEMA}.properties.a`],
     ['deep in anyOf', { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', properties: { x: { type: 'string', format: 'uri-template' } } } }] }, `${SCHEMA}.anyOf[1].items.properties.x.format`],
-    ['deep in $defs', { $defs: { A: { type: 'integer', not: {} } }, $ref: '#/$defs/A' }, `${SCHEMA}.$defs.A.not`],
+    ['deep in $defs', { $defs: { A: { type: 'integer', not: { const: 3 } } }, $ref: '#/$defs/A' }, `${SCHEMA}.$defs.A.not`],
   ];
   for (const [what, schema, param, message] of refusals) {
     it(`refuses ${what} at ${param}`, () => {

@@ -8,7 +8,9 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Dfa } from '../../src/engine/grammar/json-schema/char-automaton.ts';
 import { regexDfa } from '../../src/engine/grammar/json-schema/char-automaton.ts';
+import { schemaToEbnf } from '../../src/engine/grammar/json-schema/compile.ts';
 import { integerMultiples, integerRange, numberRange, type Lang } from '../../src/engine/grammar/json-schema/numeric.ts';
+import { SchemaRefusal } from '../../src/engine/grammar/json-schema/refusal.ts';
 import { CharWalker } from '../support/grammar-walk.ts';
 
 /** Whether automaton `d` accepts `text`. */
@@ -96,6 +98,54 @@ describe('number ranges: decimals, exclusive or not', () => {
     for (const t of ['0', '0.0', '0.000', '-1', '-0.5']) expect(runs(d, t), t).toBe(false);
     for (const t of ['0.001', '1', '12.5', '0.10']) expect(runs(d, t), t).toBe(true);
   });
+});
+
+describe('recursion', () => {
+  it('a reference alone recurses as a rule; merged with another (allOf), it is refused at the property, not a stack overflow', () => {
+    const alone = { $defs: { Node: { type: 'object', properties: { next: { $ref: '#/$defs/Node' } } } }, $ref: '#/$defs/Node' };
+    expect(schemaToEbnf(alone)).toContain('ref_Node');
+    // JSONSchemaBench Github_easy/o17683.json: an allOf of the schema itself and another, at every level.
+    const merged = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      definitions: { Child: { type: 'object' }, Foo: { type: 'object', properties: { children: { allOf: [{ $ref: '#/definitions/Foo' }, { $ref: '#/definitions/Child' }] } }, required: ['children'] } },
+      properties: { Foo: { $ref: '#/definitions/Foo' } },
+      required: ['Foo'],
+    };
+    let thrown: unknown;
+    try {
+      schemaToEbnf(merged);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(SchemaRefusal);
+    expect((thrown as SchemaRefusal).path).toEqual(['definitions', 'Foo', 'properties', 'children']);
+  });
+});
+
+describe('oneOf of required names, and not, walked through xgrammar', () => {
+  const walker = new CharWalker();
+  afterAll(() => walker.clear());
+  const f = (schema: Record<string, unknown>) => ({ type: 'json_schema' as const, schema });
+  const props = { base: { type: 'integer' }, height: { type: 'integer' }, length: { type: 'integer' }, radius: { type: 'integer' }, width: { type: 'integer' } };
+  const cases: [string, Record<string, unknown>, string[], string[]][] = [
+    // JSONSchemaBench Glaiveai2K/calculate_area_*: the branches overlap where a value has both's names; exactly one must match.
+    ['oneOf of required names', { type: 'object', properties: props, oneOf: [{ required: ['radius'] }, { required: ['length', 'width'] }, { required: ['base', 'height'] }] },
+      ['{"radius": 1}', '{"length": 2, "width": 3}', '{"base": 1, "height": 2}', '{"height": 2, "radius": 1}', '{"length": 2, "radius": 1}'],
+      ['{}', '{"length": 2, "radius": 1, "width": 3}', '{"base": 1, "height": 2, "radius": 1}', '{"base": 1, "height": 2, "length": 2, "width": 3}', '{"length": 2}']],
+    ['oneOf of branches with required names and more', { type: 'object', oneOf: [{ properties: { a: { type: 'integer' } }, required: ['a'] }, { properties: { b: { type: 'string' } }, required: ['b'] }] },
+      ['{"a": 1}', '{"b": "x"}'],
+      ['{"a": 1, "b": "x"}', '{}', '{"a": "x"}']],
+    ['not of required names', { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, not: { required: ['a', 'b'] } },
+      ['{}', '{"a": 1}', '{"b": 2}'],
+      ['{"a": 1, "b": 2}', '1', '"x"', 'null', '[]']],
+    ['not {} (a forbidden property)', { type: 'object', properties: { a: { type: 'integer' }, b: { not: {} } } }, ['{}', '{"a": 1}'], ['{"b": 1}', '{"a": 1, "b": null}']],
+  ];
+  for (const [what, schema, valid, invalid] of cases) {
+    it(what, async () => {
+      for (const t of valid) expect(await walker.accepts(f(schema), t), `${t} is valid`).toBe(true);
+      for (const t of invalid) expect(await walker.accepts(f(schema), t), `${t} is invalid`).toBe(false);
+    });
+  }
 });
 
 describe('schemas as zod 4 writes them, walked through xgrammar', () => {

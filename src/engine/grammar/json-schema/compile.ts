@@ -38,6 +38,9 @@ class SchemaCompiler {
   readonly g = new Ebnf();
   readonly fl: Flattener;
   readonly #refs = new Map<string, string>();
+  /** The sub-schema lists being compiled now (by the identity of their schemas): how many references were rules when each began. */
+  readonly #open = new Map<string, number>();
+  readonly #ids = new Map<object, number>();
 
   constructor(private readonly schema: JsonSchema) {
     this.fl = new Flattener(schema);
@@ -58,6 +61,28 @@ class SchemaCompiler {
 
   /** A rule for the values satisfying every schema of `subs`; null when none does. */
   value(subs: Sub[], path: Path): string | null {
+    // The same schemas again while they are being compiled, and no reference named as a rule
+    // since: the same work would repeat without end (a reference merged with other keywords, an
+    // allOf of two, is inlined anew at every level). A reference alone becomes a rule, and ends it.
+    const key = subs.map((s) => (typeof s.schema === 'object' && s.schema !== null ? this.#idOf(s.schema) : String(s.schema))).join(',');
+    const before = this.#open.get(key);
+    if (before === this.#refs.size) throw new SchemaRefusal(subs[0]!.path, 'a recursive reference is enforced only alone in its schema (with annotations), not merged with other keywords');
+    this.#open.set(key, this.#refs.size);
+    try {
+      return this.#value(subs, path);
+    } finally {
+      if (before === undefined) this.#open.delete(key);
+      else this.#open.set(key, before);
+    }
+  }
+
+  #idOf(schema: object): number {
+    let id = this.#ids.get(schema);
+    if (id === undefined) this.#ids.set(schema, (id = this.#ids.size + 1));
+    return id;
+  }
+
+  #value(subs: Sub[], path: Path): string | null {
     let flats = [anyFlat()];
     for (const s of subs) flats = this.fl.cross(flats, this.fl.expand(s), s.path);
     const exprs = flats.map((f) => this.flat(f)).filter((e): e is string => e !== null);

@@ -11,7 +11,7 @@
  * `minimum`/`maximum`; an array `items` (any draft) is a tuple with `additionalItems`.
  */
 import type { PathSegment } from '../../../contract/index.ts';
-import { resolvePointer } from '../../../contract/index.ts';
+import { negatableNot, resolvePointer } from '../../../contract/index.ts';
 import { isObject, jsonEqual, SCHEMA_TYPES, type SchemaType } from './json-value.ts';
 import type { Bound } from './numeric.ts';
 import { SchemaRefusal } from './refusal.ts';
@@ -98,7 +98,9 @@ export class Flattener {
     if (Array.isArray(s['allOf'])) s['allOf'].forEach((x, i) => (alts = this.cross(alts, this.expand({ schema: x, path: at('allOf', i) }), at('allOf', i))));
     if (Array.isArray(s['anyOf'])) alts = this.cross(alts, s['anyOf'].flatMap((x, i) => this.expand({ schema: x, path: at('anyOf', i) })), at('anyOf'));
     if (Array.isArray(s['oneOf'])) {
-      const branches = s['oneOf'].map((x, i) => this.cross(alts, this.expand({ schema: x, path: at('oneOf', i) }), at('oneOf', i)));
+      const raw = s['oneOf'].map((x, i) => this.expand({ schema: x, path: at('oneOf', i) }));
+      const branches = raw.map((r, i) => this.cross(alts, r, at('oneOf', i)));
+      this.exclusive(branches, raw, at('oneOf'));
       for (let i = 0; i < branches.length; i++) for (let j = i + 1; j < branches.length; j++) {
         for (const f of branches[i]!) for (const g of branches[j]!) {
           if (!this.disjoint(f, g)) throw new SchemaRefusal(at('oneOf'), `branches ${i} and ${j} may both match one value, and exactly one must: oneOf is enforced where its branches are disjoint (by type, const or enum, or a required property's const); use anyOf if either may match`);
@@ -107,6 +109,7 @@ export class Flattener {
       alts = this.cap(branches.flat(), at('oneOf'));
     }
     if ('if' in s && ('then' in s || 'else' in s)) alts = this.conditional(s, alts, sub.path);
+    if ('not' in s) alts = this.cross(alts, negation(s['not'], at('not')), at('not'));
     for (const key of ['dependentRequired', 'dependentSchemas', 'dependencies']) {
       const deps = s[key];
       if (!isObject(deps)) continue;
@@ -121,6 +124,35 @@ export class Flattener {
       }
     }
     return alts;
+  }
+
+  /**
+   * oneOf branches that may overlap made disjoint where each names `required` properties: a
+   * branch is written only where one of each other branch's required names is absent (each such
+   * name an alternative), so a value written for one branch fails the other (JSON Schema's
+   * "exactly one"). Fewer values than the schema allows (one that has all of another branch's
+   * names but fails that branch otherwise is valid and not written), never an invalid one.
+   * Branches without required names are left as they are (the caller refuses them if they overlap).
+   */
+  exclusive(branches: Flat[][], raw: Flat[][], path: Path): void {
+    const negation = (r: Flat[], j: number): Flat[] | null => {
+      if (r.length === 0 || r.some((f) => f.ref)) return null;
+      const names = [...r[0]!.required].filter((n) => r.every((f) => f.required.has(n)));
+      if (names.length === 0) return null;
+      return names.map((name) => {
+        const absent = anyFlat();
+        absent.properties.set(name, [{ schema: false, path: [...path, j, 'required'] }]);
+        return absent;
+      });
+    };
+    const overlapping = (i: number, j: number) => branches[i]!.some((f) => branches[j]!.some((g) => !this.disjoint(f, g)));
+    const without: number[][] = branches.map(() => []);
+    for (let i = 0; i < branches.length; i++) for (let j = i + 1; j < branches.length; j++) {
+      if (!negation(raw[i]!, i) || !negation(raw[j]!, j) || !overlapping(i, j)) continue;
+      without[i]!.push(j);
+      without[j]!.push(i);
+    }
+    for (let i = 0; i < branches.length; i++) for (const j of without[i]!) branches[i] = this.cross(branches[i]!, negation(raw[j]!, j)!, [...path, i]);
   }
 
   /** if/then/else, where `if` constrains types only: (if ∧ then) ∨ (¬if ∧ else). */
@@ -275,6 +307,19 @@ export class Flattener {
     if (s['uniqueItems'] === true) f.unique = at('uniqueItems');
     return f;
   }
+}
+
+/** The alternatives of `not` (contract/json-schema-subset.ts's `negatableNot`): none, any value, or an object lacking one of the names. */
+function negation(value: unknown, path: Path): Flat[] {
+  const n = negatableNot(value);
+  if (n === null) throw new SchemaRefusal(path, 'a negation is enforced only of {} or of "required" names alone');
+  if (n.kind !== 'lacking') return n.kind === 'nothing' ? [] : [anyFlat()];
+  return n.names.map((name) => {
+    const f = anyFlat();
+    f.types = new Set(['object']);
+    f.properties.set(name, [{ schema: false, path: [...path, 'required'] }]);
+    return f;
+  });
 }
 
 function pointerPath(pointer: string): Path {
