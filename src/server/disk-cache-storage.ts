@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
  * The part of the Cache API (`caches.open`, `match`, `put`, `delete`, `keys`) that the engine's
  * model-file store uses (engine/load/storage/: `IntegrityCache`, `PartialDownloads`, and
  * `httpSource`'s offline check), kept in a folder, so that the embedded server stores, checks
- * (size and SHA-256 on every read), resumes (Range) and serves offline exactly as the page does in
+ * (size and SHA-256, or a recorded check: checked-records.ts), resumes (Range) and serves offline exactly as the page does in
  * a browser. `installDiskCaches` makes it the process's `caches`.
  *
  * Layout: `{root}/{cache name}/{sha256(url)}.body` and `.json` (the URL, status and headers).

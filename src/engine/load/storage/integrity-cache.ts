@@ -1,8 +1,12 @@
 /**
  * The model-file cache (Cache API, the same `transformers-cache` transformers.js uses), with
  * integrity: every stored file carries its size and SHA-256, written when it was stored and
- * checked on every read. A partial or corrupt file is deleted and reported as a miss, so the
- * engine's fetch (model-fetch.ts) fetches it again; it is never served. Where the host states the file's SHA-256
+ * checked, and a record of that check beside it (checked-records.ts). A later read of a file whose
+ * record matches trusts it without hashing it again (its size and a 1 MiB sample of its bytes
+ * checked: the whole hash was a fifth of an fp32 return visit, issue 62); a file without a record,
+ * or whose record, size or sample does not match, is hashed whole, as every read did before. A
+ * partial or corrupt file is deleted and reported as a miss, so the engine's fetch (model-fetch.ts)
+ * fetches it again; it is never served. Where the host states the file's SHA-256
  * (the hub's `X-Linked-ETag` for large files), a download that does not match is refused.
  *
  * Storing is best effort: a file that does not fit the room `estimate()` leaves, or whose write the
@@ -11,7 +15,8 @@
  */
 import { bufferBody, VIEW_BYTES } from '../one-buffer-body.ts';
 import { OneBufferResponse } from '../one-buffer-response.ts';
-import { PartialDownloads } from './partial-downloads.ts';
+import { CheckedRecords, recordMatches, sampleBytes, type CheckedRecord } from './checked-records.ts';
+import { PartialDownloads, validatorOf } from './partial-downloads.ts';
 import { releaseBuffer } from '../release-buffer.ts';
 import { storageRoom } from './storage-room.ts';
 import { fits, refusalReason, type UnstoredFile } from './unstored-file.ts';
@@ -20,6 +25,7 @@ import type { LoadTimer } from '../load-timing.ts';
 export const MODEL_CACHE = 'transformers-cache';
 const SIZE = 'x-jev-size';
 const SHA = 'x-jev-sha256';
+const STORED_AT = 'x-jev-stored-at';
 
 export interface IntegrityEvent {
   key: string;
@@ -47,6 +53,8 @@ export class IntegrityCache {
     private readonly name: string = MODEL_CACHE,
     /** The parts of interrupted downloads, for the next load to resume (resume-fetch.ts). */
     readonly partials: PartialDownloads = new PartialDownloads(),
+    /** The record of each stored file's check (checked-records.ts): a file whose record matches is not hashed again. */
+    readonly records: CheckedRecords = new CheckedRecords(),
   ) {}
 
   /** The cache, or null where there is no Cache API here or it cannot be opened. */
@@ -85,12 +93,14 @@ export class IntegrityCache {
 
   /**
    * The stored file under `key`, checked, in one buffer (the caller's: it releases it), with its
-   * headers; undefined when there is none or it was damaged (then it is dropped). Its hashing is
-   * timed as `integrity` where the load's `timer` is given.
+   * headers; undefined when there is none or it was damaged (then it is dropped). A file whose
+   * record matches (checked-records.ts) has its size and sample checked; any other is hashed whole,
+   * and its record written when it passes. The hashing is timed as `integrity` where the load's
+   * `timer` is given.
    */
   async read(key: string, timer: LoadTimer | null = null): Promise<{ bytes: ArrayBuffer; headers: Headers } | undefined> {
     const cache = await this.#open();
-    const hit = await cache?.match(key).catch(() => undefined);
+    const [hit, record] = await Promise.all([cache?.match(key).catch(() => undefined), this.records.get(key)]);
     if (!cache || !hit) return undefined;
     const size = Number(hit.headers.get(SIZE));
     const sha = hit.headers.get(SHA);
@@ -99,13 +109,16 @@ export class IntegrityCache {
     if (!sha || !Number.isFinite(size)) problem = 'unverified';
     else {
       body = await hit.arrayBuffer().catch(() => null);
+      const entry = { sha256: sha, size, validator: validatorOf(hit.headers), storedAt: hit.headers.get(STORED_AT) };
       if (!body) problem = 'evicted';
       else if (body.byteLength !== size) problem = 'size';
-      else if ((await sha256(body, timer)) !== sha) problem = 'hash';
+      else if (recordMatches(record, entry, body.byteLength) && (await digest(sampleBytes(body), timer)) === record.sample) return { bytes: body, headers: hit.headers };
+      else if ((await digest(body, timer)) !== sha) problem = 'hash';
+      else await this.records.put(key, { ...entry, sample: await digest(sampleBytes(body), timer) });
     }
     if (problem || !body) {
       if (body) releaseBuffer(body);
-      await cache.delete(key).catch(() => false);
+      await Promise.all([cache.delete(key).catch(() => false), this.records.delete(key)]);
       this.dropped.push({ key, problem: problem ?? 'unverified' });
       return undefined;
     }
@@ -128,7 +141,7 @@ export class IntegrityCache {
    * whether it was stored.
    */
   async store(key: string, body: ArrayBuffer, headers: Headers, timer: LoadTimer | null = null): Promise<boolean> {
-    const sha = await sha256(body, timer);
+    const sha = await digest(body, timer);
     const stated = statedSha256(headers);
     if (stated && stated !== sha) {
       this.refused.push({ key, sha256: sha, stated });
@@ -137,6 +150,8 @@ export class IntegrityCache {
     const stored = new Headers(headers);
     stored.set(SIZE, String(body.byteLength));
     stored.set(SHA, sha);
+    const storedAt = new Date().toISOString();
+    stored.set(STORED_AT, storedAt);
     stored.set('content-length', String(body.byteLength));
     stored.delete('content-encoding');
     if (this.#turnedAway.delete(key)) return false;
@@ -145,6 +160,9 @@ export class IntegrityCache {
     try {
       // Handed to the cache as views over `body` (no copy); `body` itself is left whole.
       await cache.put(key, new Response(bufferBody(body, VIEW_BYTES, false), { status: 200, headers: stored }));
+      const record: CheckedRecord = { sha256: sha, size: body.byteLength, validator: validatorOf(stored), storedAt, sample: await digest(sampleBytes(body), timer) };
+      // Without its record (the write refused) the file is hashed whole on its next read, as before.
+      await this.records.put(key, record);
       return true;
     } catch (e) {
       return this.#refuse({ key, bytes: body.byteLength, reason: refusalReason(e), room: await storageRoom(), error: String((e as Error)?.message ?? e) });
@@ -152,11 +170,13 @@ export class IntegrityCache {
   }
 
   async delete(key: string): Promise<boolean> {
+    await this.records.delete(key);
     return (await (await this.#open())?.delete(key).catch(() => false)) ?? false;
   }
 }
 
-async function sha256(body: ArrayBuffer, timer: LoadTimer | null = null): Promise<string> {
+/** The SHA-256 of `body`, in hex. */
+async function digest(body: ArrayBuffer | Uint8Array<ArrayBuffer>, timer: LoadTimer | null = null): Promise<string> {
   const hashing = () => crypto.subtle.digest('SHA-256', body);
   const digest = new Uint8Array(await (timer ? timer.time('integrity', hashing) : hashing()));
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
