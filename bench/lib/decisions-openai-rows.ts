@@ -7,6 +7,8 @@
  * - `openai_ms`: the same request in OpenAI's shape through `client.fetch` (`/v1/decisions`);
  * - `openai_method_ms`: the same through `client.decisions.createOpenAI`, no HTTP surface (what an
  *   in-page caller such as the AI SDK provider pays).
+ * - `jev_again_ms`: the Jev request a second time in the same rotation, an A/A control: `noise_ratio`
+ *   = jev_again / jev is what the machine's noise alone gives, the yardstick for `ratio`.
  * Medians; `ratio` = openai / jev (the adapter's cost: 1 within noise means the shape is free);
  * `http_saved_ms` = openai − openai_method (what skipping `client.fetch` saves). `same_answers`:
  * the OpenAI answers equal the Jev ones, bit for bit, on every repetition.
@@ -29,8 +31,12 @@ export interface DecisionsOpenAIRow {
   jev_ms: number;
   openai_ms: number;
   openai_method_ms: number;
+  /** The Jev request again, in the same rotation: the A/A control. */
+  jev_again_ms: number;
   /** openai_ms / jev_ms. */
   ratio: number;
+  /** jev_again_ms / jev_ms: the ratio noise alone gives. */
+  noise_ratio: number;
   /** openai_ms − openai_method_ms: the HTTP surface's share of an OpenAI-shape call. */
   http_saved_ms: number;
   same_answers: boolean;
@@ -81,11 +87,12 @@ export async function measureDecisionsOpenAI(reps: number, log: (...a: unknown[]
     const { jev, openai } = requests(q);
     const ways = {
       jev: async () => numbers((await post(client, '/inference/jev/api/alpha/decisions', jev)) as DecisionResponse),
+      again: async () => numbers((await post(client, '/inference/jev/api/alpha/decisions', jev)) as DecisionResponse),
       openai: async () => openaiNumbers((await post(client, '/v1/decisions', openai)) as OpenAIDecision),
       method: async () => openaiNumbers(await client.decisions.createOpenAI(openai)),
     };
     const names = Object.keys(ways) as (keyof typeof ways)[];
-    const ms: Record<string, number[]> = { jev: [], openai: [], method: [] };
+    const ms: Record<string, number[]> = { jev: [], again: [], openai: [], method: [] };
     let same = true;
     // Warm-up: shapes, allocations, the tokenizer's memo.
     for (let i = 0; i < 3; i++) for (const n of names) await ways[n]();
@@ -101,9 +108,20 @@ export async function measureDecisionsOpenAI(reps: number, log: (...a: unknown[]
       // Jev answers are keyed `q0`, `q1`… in request order; OpenAI's are in that order too.
       same &&= JSON.stringify(got['openai']) === JSON.stringify(got['jev']) && JSON.stringify(got['method']) === JSON.stringify(got['jev']);
     }
-    const [j, o, m] = [median(ms['jev']!), median(ms['openai']!), median(ms['method']!)];
-    const row = { questions: q, jev_ms: round(j, 3), openai_ms: round(o, 3), openai_method_ms: round(m, 3), ratio: round(o / j, 3), http_saved_ms: round(o - m, 3), same_answers: same, reps };
-    log(`decisions_openai Q=${q}: jev ${row.jev_ms} ms, openai ${row.openai_ms} ms (×${row.ratio}), method ${row.openai_method_ms} ms; same answers: ${same}`);
+    const [j, o, m, a] = [median(ms['jev']!), median(ms['openai']!), median(ms['method']!), median(ms['again']!)];
+    const row: DecisionsOpenAIRow = {
+      questions: q,
+      jev_ms: round(j, 3),
+      openai_ms: round(o, 3),
+      openai_method_ms: round(m, 3),
+      jev_again_ms: round(a, 3),
+      ratio: round(o / j, 3),
+      noise_ratio: round(a / j, 3),
+      http_saved_ms: round(o - m, 3),
+      same_answers: same,
+      reps,
+    };
+    log(`decisions_openai Q=${q}: jev ${row.jev_ms} ms, openai ${row.openai_ms} ms (×${row.ratio}; jev again ×${row.noise_ratio}), method ${row.openai_method_ms} ms; same answers: ${same}`);
     rows.push(row);
   }
   client.terminate();
