@@ -3,14 +3,31 @@
  * stored (storage/checked-records.ts) is not hashed again by the next load; one without a record, or
  * whose size or bytes changed, is hashed whole and, damaged, refused and fetched again. Over the
  * Cache API stand-in; the whole-file hashes counted with a spy on `crypto.subtle.digest`.
+ *
+ * And the session rewrites kept (rewritten-graphs.ts): the second load of a model file reads what
+ * the first one's rewrites made (the same graph, the same int8 weights, the same head kernel)
+ * instead of making it; a file of another SHA-256 has its rewrites made again. `REWRITE_VERSION`
+ * is bumped with every change to the rewrites' sources (a digest of them kept per version, below).
  */
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ModelHandoff } from '../../src/engine/load/model-handoff.ts';
+import { REWRITE_VERSION, RewrittenGraphs } from '../../src/engine/load/rewritten-graphs.ts';
+import { rewritesOn, withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
+import { GENERATED, REPO, TINY } from '../support/models.ts';
 import { IntegrityCache, MODEL_CACHE } from '../../src/engine/load/storage/integrity-cache.ts';
 import { RECORD_CACHE, sampleBlocks } from '../../src/engine/load/storage/checked-records.ts';
 import { modelFetch } from '../../src/engine/load/model-fetch.ts';
 import { pattern } from '../support/byte-source.ts';
 import { fakeCaches, fakeStorage, type FakeCaches } from '../support/fake-cache-storage.ts';
+
+const rewriteCalls = vi.hoisted(() => ({ n: 0 }));
+vi.mock('../../src/engine/load/rewrite-session.ts', async (original) => {
+  const m = await original<typeof import('../../src/engine/load/rewrite-session.ts')>();
+  return { ...m, rewriteSession: (...args: Parameters<typeof m.rewriteSession>) => (rewriteCalls.n++, m.rewriteSession(...args)) };
+});
 
 const URL_ = 'http://host.test/m/resolve/main/onnx/model.onnx';
 // Larger than the 1 MiB sample, so that hashing the whole file and hashing the sample are told apart.
@@ -138,3 +155,92 @@ describe('a stored file is hashed when stored, not on every load', () => {
   });
 });
 
+describe('the rewritten graph is kept', () => {
+  const MODEL_URL = 'http://host.test/m/resolve/main/onnx/model_q4.onnx';
+  const q4 = () => new Uint8Array(readFileSync(join(GENERATED, TINY, 'onnx', 'model_q4.onnx')));
+  const q4Sha = createHash('sha256').update(q4()).digest('hex');
+
+  interface Created {
+    graph: Uint8Array;
+    externalData: { path: string; data: Uint8Array }[];
+  }
+
+  /** One wasm q4 load of the file (sha256 as its storage checked it): what onnxruntime was given (copied: the load releases its buffers), and the head kernel's matrix. */
+  async function rewriteLoad(sha256 = q4Sha) {
+    const created: Created[] = [];
+    const factory = {
+      create: async (graph: Uint8Array, options: { externalData?: { path: string; data: Uint8Array }[] }) => {
+        created.push({ graph: graph.slice(), externalData: (options.externalData ?? []).map((f) => ({ path: f.path, data: f.data.slice() })) });
+        return {};
+      },
+    };
+    const handoff = new ModelHandoff();
+    const ticket = handoff.deposit(MODEL_URL, q4().buffer, sha256);
+    const before = rewriteCalls.n;
+    const { report } = await withSessionRewrites(factory, () => factory.create(ticket, {}), handoff, rewritesOn('wasm', 'q4'), null, new RewrittenGraphs());
+    const kernel = report.kernelHead!.kernel;
+    return { created: created[0]!, rewrites: rewriteCalls.n - before, report, q: kernel.q.slice(), s: kernel.s.slice() };
+  }
+
+  it('the second load does not rewrite: it creates the session from the first rewrite\'s bytes, read from storage', async () => {
+    const first = await rewriteLoad();
+    expect(first.rewrites).toBe(1);
+    expect(first.report.int8Projections).toBeGreaterThan(0);
+    expect(first.report.int8Head.engineKernel).toBe(true);
+    const second = await rewriteLoad();
+    expect(second.rewrites).toBe(0);
+    expect(same(second.created.graph, first.created.graph)).toBe(true);
+    expect(second.created.externalData.map((f) => f.path)).toEqual(first.created.externalData.map((f) => f.path));
+    for (const [i, f] of first.created.externalData.entries()) expect(same(second.created.externalData[i]!.data, f.data), f.path).toBe(true);
+    expect(Buffer.from(second.q.buffer).equals(Buffer.from(first.q.buffer))).toBe(true);
+    expect(Buffer.from(second.s.buffer).equals(Buffer.from(first.s.buffer))).toBe(true);
+    const { released, collected, kernelHead, ...counts } = second.report;
+    const { released: _r, collected: _c, kernelHead: _k, ...firstCounts } = first.report;
+    expect(counts).toEqual(firstCounts);
+    expect(kernelHead).toMatchObject({ hidden: first.report.kernelHead!.hidden, embeds: first.report.kernelHead!.embeds });
+  });
+
+  it('a file of another SHA-256 (the model changed on its host) is rewritten again, and that rewrite kept over the old one', async () => {
+    await rewriteLoad();
+    const other = 'ab'.repeat(32);
+    expect((await rewriteLoad(other)).rewrites).toBe(1);
+    expect((await rewriteLoad(other)).rewrites).toBe(0);
+    expect((await rewriteLoad()).rewrites).toBe(1);
+  });
+
+  it('a stored part that is not the one its manifest names (its bytes changed) is a miss: rewritten again', async () => {
+    await rewriteLoad();
+    const key = [...f.stores.get(MODEL_CACHE)!.keys()].find((k) => k.endsWith('/jev-int8-weights'))!;
+    const entry = f.stores.get(MODEL_CACHE)!.get(key)!;
+    entry.body = entry.body.slice(0, entry.body.length - 64);
+    entry.headers.set('x-jev-size', String(entry.body.length));
+    expect((await rewriteLoad()).rewrites).toBe(1);
+  });
+
+  it('without the file\'s checked SHA-256 nothing is kept', async () => {
+    await rewriteLoad('');
+    expect((await rewriteLoad('')).rewrites).toBe(1);
+    expect(f.stores.get(MODEL_CACHE)?.size ?? 0).toBe(0);
+  });
+});
+
+/**
+ * The sources of what the rewrites write, by `REWRITE_VERSION`: a change to any of them changes
+ * what a stored rewrite would hold. When this fails, bump REWRITE_VERSION (rewritten-graphs.ts) and
+ * add the digest this prints under the new version.
+ */
+const REWRITE_SOURCES: Record<number, string> = {
+  1: 'b8390e71e609ebd4fe19cce82f3589c626292d2ec5d3db82dea60125a6b58688',
+};
+
+it('REWRITE_VERSION is bumped with every change to the rewrites', () => {
+  const files = [
+    ...readdirSync(join(REPO, 'src/engine/graph')).filter((n) => n.endsWith('.ts')).map((n) => `src/engine/graph/${n}`),
+    'src/engine/load/rewrite-session.ts',
+    'src/engine/runtime/int8-head-kernel.ts',
+  ].sort();
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file}\n`).update(readFileSync(join(REPO, file), 'utf8').replace(/\r\n/g, '\n'));
+  const digest = hash.digest('hex');
+  expect(REWRITE_SOURCES[REWRITE_VERSION], `the rewrites' sources changed (digest ${digest}): bump REWRITE_VERSION and record the digest`).toBe(digest);
+});

@@ -49,6 +49,7 @@ function host(files: Record<string, Uint8Array>) {
 /** An IntegrityCache stand-in (the real one needs the Cache API: e2e/offline.spec.ts, load-failures.spec.ts). */
 function fakeCache(entries: Map<string, Uint8Array>, refuse = false): IntegrityCache {
   return {
+    digests: new Map<string, string>(),
     async admit() {
       return true;
     },

@@ -8,6 +8,7 @@ import { classifyLoadError } from './load-failure.ts';
 import { ModelHandoff } from './model-handoff.ts';
 import { attachRewrites, rewritesOn, withSessionRewrites } from './session-rewrites.ts';
 import { timingWasm, type LoadTimer } from './load-timing.ts';
+import { RewrittenGraphs } from './rewritten-graphs.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
 export const DTYPE_FILES: Record<Dtype, string> = {
@@ -181,7 +182,9 @@ export async function loadLanguageModel(
       const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
       // In the browser: each weight copied into wasm memory once, logits computed for the rows read
       // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
-      const rewritten = handoff ? await withSessionRewrites((await import('onnxruntime-web/webgpu')).InferenceSession, fromPretrained, handoff, rewritesOn(device, dtype, context.quantizeHead), timer) : null;
+      const ort = handoff ? (await import('onnxruntime-web/webgpu')).InferenceSession : null;
+      // Rewrites kept in the model cache, beside the file (rewritten-graphs.ts): where the fetch checked the file (its SHA-256 is known).
+      const rewritten = ort && handoff ? await withSessionRewrites(ort, fromPretrained, handoff, rewritesOn(device, dtype, context.quantizeHead), timer ?? null, new RewrittenGraphs()) : null;
       // In Node the whole read of the model (from disk) counts as the session's creation.
       lm = new LanguageModel(model, rewritten ? rewritten.value : await timed('session', fromPretrained), tokenizer, device, dtype);
       return { lm, rewritten };

@@ -56,7 +56,7 @@ export function modelFetch(
       if (hit) {
         timer?.cached(hit.bytes.byteLength);
         handoff.progress(url, hit.bytes.byteLength, hit.bytes.byteLength);
-        return new Response(handoff.deposit(url, hit.bytes), { status: 200, headers: hit.headers });
+        return new Response(handoff.deposit(url, hit.bytes, cache?.digests.get(url) ?? null), { status: 200, headers: hit.headers });
       }
     } else {
       const hit = await cache?.match(url, timer);
@@ -87,7 +87,7 @@ export function modelFetch(
         throw e;
       }
       if (prefix) await cache?.partials.delete(url);
-      if (handoff) ticket = handoff.deposit(url, bytes);
+      if (handoff) ticket = handoff.deposit(url, bytes, cache?.digests.get(url) ?? null);
       else releaseBuffer(bytes);
     };
     const onBreak = storable ? (received: Uint8Array<ArrayBuffer>) => cache.partials.keep(url, received, announced, response.headers).then(() => undefined) : undefined;

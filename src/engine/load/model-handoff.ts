@@ -20,6 +20,7 @@ export class ModelHandoff {
   /** Each deposited file's bytes, by the ticket that names them. */
   private readonly deposited = new Map<string, Uint8Array>();
   private readonly urls = new Set<string>();
+  private readonly sources = new WeakMap<Uint8Array, { url: string; sha256: string }>();
   private readonly prefix = `${TICKET_MAGIC}${randomToken()}:`;
   private next = 0;
 
@@ -42,12 +43,23 @@ export class ModelHandoff {
     this.onProgress(url, loaded, total);
   }
 
-  /** Keeps `buffer` (the whole file at `url`; the handoff owns it now) and returns the ticket that names it. */
-  deposit(url: string, buffer: ArrayBuffer): Uint8Array<ArrayBuffer> {
+  /**
+   * Keeps `buffer` (the whole file at `url`; the handoff owns it now) and returns the ticket that
+   * names it. `sha256`: the file's SHA-256 where its storage checked it (integrity-cache.ts), so
+   * that what is made from it can be kept under it (rewritten-graphs.ts).
+   */
+  deposit(url: string, buffer: ArrayBuffer, sha256: string | null = null): Uint8Array<ArrayBuffer> {
     this.urls.add(url);
     const ticket = `${this.prefix}${this.next++}`;
-    this.deposited.set(ticket, new Uint8Array(buffer));
+    const file = new Uint8Array(buffer);
+    this.deposited.set(ticket, file);
+    if (sha256) this.sources.set(file, { url, sha256 });
     return new TextEncoder().encode(ticket);
+  }
+
+  /** The URL and checked SHA-256 of deposited `bytes` (as `claim` gives them), or null where not deposited with one. */
+  sourceOf(bytes: Uint8Array): { url: string; sha256: string } | null {
+    return this.sources.get(bytes) ?? null;
   }
 
   /**

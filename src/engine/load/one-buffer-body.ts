@@ -16,27 +16,32 @@ import { releaseBuffer } from './release-buffer.ts';
 export const VIEW_BYTES = 1 << 20;
 
 /**
- * A stream of views over `buffer`, each `VIEW_BYTES` long (the last shorter), that releases the
- * buffer once the reader has read past the last view, or cancels (unless `release` is false: the
- * buffer is then still the caller's).
+ * A stream of views over `buffer` (or over the bytes of a view of one), each `VIEW_BYTES` long (the
+ * last shorter), that releases the buffer once the reader has read past the last view, or cancels
+ * (unless `release` is false: the buffer is then still the caller's; a view's buffer is released
+ * only where the view covers all of it).
  */
-export function bufferBody(buffer: ArrayBuffer, viewBytes = VIEW_BYTES, release = true): ReadableStream<Uint8Array> {
+export function bufferBody(source: ArrayBuffer | Uint8Array<ArrayBuffer>, viewBytes = VIEW_BYTES, release = true): ReadableStream<Uint8Array> {
+  const { buffer, byteOffset, byteLength } = source instanceof Uint8Array ? source : new Uint8Array(source);
+  const done = () => {
+    if (release && byteOffset === 0 && byteLength === buffer.byteLength) releaseBuffer(buffer);
+  };
   let at = 0;
   return new ReadableStream<Uint8Array>(
     {
       pull(controller) {
         // Pulled only when the reader asks (high-water mark 0): the previous view has been taken.
-        if (at >= buffer.byteLength) {
+        if (at >= byteLength) {
           controller.close();
-          if (release) releaseBuffer(buffer);
+          done();
           return;
         }
-        const length = Math.min(viewBytes, buffer.byteLength - at);
-        controller.enqueue(new Uint8Array(buffer, at, length));
+        const length = Math.min(viewBytes, byteLength - at);
+        controller.enqueue(new Uint8Array(buffer, byteOffset + at, length));
         at += length;
       },
       cancel() {
-        if (release) releaseBuffer(buffer);
+        done();
       },
     },
     { highWaterMark: 0 },

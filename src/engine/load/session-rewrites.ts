@@ -1,23 +1,14 @@
 import { CollectionWitness, promptCollection } from './collection-prompt.ts';
-import { externalizeWeights } from '../graph/externalize-weights.ts';
-import { fusedAttentionOps } from '../graph/fused-attention.ts';
-import { INT8_HEAD_WEIGHTS, int8Head } from '../graph/int8-head.ts';
-import { kernelHead } from '../graph/kernel-head.ts';
-import { Int8HeadKernel, type KernelHead } from '../runtime/int8-head-kernel.ts';
-import { INT8_WEIGHTS, int8Projections } from '../graph/int8-projections.ts';
-import { TIED_HEAD_WEIGHTS, tiedHead } from '../graph/tied-head.ts';
+import type { KernelHead } from '../runtime/int8-head-kernel.ts';
 import type { Device, Dtype, LanguageModel } from '../model/language-model.ts';
-import { keepLogitsRows } from '../graph/logits-to-keep.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
-import type { EngineStatus } from '../../protocol/engine-api.ts';
+import { INLINE_WEIGHTS, isFile, rewriteSession, type Int8HeadReport, type SessionRewrite, type SessionRewriteOptions } from './rewrite-session.ts';
+import type { RewrittenGraphs } from './rewritten-graphs.ts';
 import type { LoadTimer } from './load-timing.ts';
 
-/**
- * The name under which a model's own file is mounted as the external data of its externalized
- * graph (externalize-weights.ts). Not a file anywhere: a key of onnxruntime-web's mount table.
- */
-export const INLINE_WEIGHTS = 'jev-inline-weights';
+export { INLINE_WEIGHTS };
+export type { Int8HeadReport, SessionRewriteOptions };
 
 /** What a load did to its sessions: how many had their weights externalized (and their bytes), how many were given `num_logits_to_keep`. */
 export interface SessionRewriteReport {
@@ -40,8 +31,6 @@ export interface SessionRewriteReport {
   fusedAttention: string[] | null;
 }
 
-/** `EngineStatus.int8Head`: which readers were rewritten, whether the engine's own kernel computes them (int8-head-kernel.ts), and the bytes. */
-export type Int8HeadReport = NonNullable<EngineStatus['int8Head']>;
 
 interface SessionFactory {
   create(...args: unknown[]): Promise<unknown>;
@@ -52,16 +41,6 @@ interface SessionOptions {
   [option: string]: unknown;
 }
 
-export interface SessionRewriteOptions {
-  /** Rewrite 4-bit MatMulNBits into 8-bit integer products (int8-projections.ts): on wasm, whose MatMulNBits has no 4-bit kernel. */
-  int8Projections?: boolean;
-  /** Rewrite the embedding Gather and the lm_head product to read one int8 matrix with a scale per token (int8-head.ts). */
-  int8Head?: boolean;
-  /** With `int8Head`: the lm_head, and a tied embedding, computed from that matrix by the engine's kernel outside the graph (kernel-head.ts), where this WebAssembly runs it. */
-  kernelHead?: boolean;
-  /** Where the head stays float32: hold a tied embedding and lm_head once, unpacked (tied-head.ts). */
-  tiedHead?: boolean;
-}
 
 /**
  * The rewrites a load on `device` makes: 4-bit projections as 8-bit integer products on wasm only
@@ -87,9 +66,6 @@ export function attachRewrites(lm: LanguageModel, report: SessionRewriteReport):
   lm.tiedHead = report.tiedHead;
 }
 
-/** A graph larger than this is not given `num_logits_to_keep`: rewriting it would copy it whole. */
-const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
-
 /**
  * Runs `load` (transformers.js' `from_pretrained`) with onnxruntime-web's `InferenceSession.create`
  * rewriting each model given as bytes, before the session is made:
@@ -109,6 +85,10 @@ const MAX_GRAPH_REWRITE_BYTES = 64 << 20;
  * - with `tiedHead` (and no int8 head), a tied float32 embedding and lm_head read one transposed
  *   matrix that onnxruntime does not pack a second copy of (tied-head.ts), mounted the same way.
  *
+ * Where `kept` is given and the model file came with its checked SHA-256 (model-handoff.ts), what
+ * the rewrites made is kept in storage (rewritten-graphs.ts) while the session is created, and the
+ * next load of the same file with the same rewrites reads it instead of making it again.
+ *
  * The factory is restored when `load` settles.
  * A model already in external-data form is created as it was. Either way, once the session exists
  * the bytes it was made from are released (release-buffer.ts). A model given any other way (a URL,
@@ -121,6 +101,8 @@ export async function withSessionRewrites<T>(
   rewrites: SessionRewriteOptions = {},
   /** The load's timing: each session's rewrites and its creation by onnxruntime, as `rewrites` and `session`. */
   timer: LoadTimer | null = null,
+  /** Where rewrites are kept between loads; null: made on every load. */
+  kept: RewrittenGraphs | null = null,
 ): Promise<{ value: T; report: SessionRewriteReport }> {
   const original = factory.create;
   const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 }, kernelHead: null, tiedHead: 0, released: 0, collected: null, fusedAttention: [] };
@@ -128,6 +110,44 @@ export async function withSessionRewrites<T>(
   const witness = new CollectionWitness();
   /** The bytes a buffer transformers.js read stands for: the deposited file its ticket names, or itself. */
   const resolve = <D>(data: D): D => ((data instanceof Uint8Array && handoff?.claim(data)) || data) as D;
+  const create = async (self: unknown, read: Uint8Array, options: SessionOptions | undefined) => {
+    const endRewrites = timer?.begin('rewrites');
+    // What transformers.js read may be a ticket: the bytes are then the file the fetch deposited (model-handoff.ts).
+    const readData = (options?.externalData ?? []).map((file) => (isFile(file) ? file.data : null));
+    const model = resolve(read);
+    const given = (options?.externalData ?? []).map((file) => (isFile(file) ? { ...file, data: resolve(file.data) } : file));
+    // Kept only for a model whole in one file: a rewrite of one with external data would depend on those files too.
+    const source = kept && given.length === 0 ? (handoff?.sourceOf(model) ?? null) : null;
+    const signature = rewriteSignature(rewrites, !report.kernelHead);
+    let rewrite: SessionRewrite | null = source ? await kept!.get(source, signature, timer) : null;
+    const made = !rewrite;
+    rewrite ??= rewriteSession(model, given, rewrites, !report.kernelHead);
+    addCounts(report, rewrite);
+    const externalData = [...given, ...(rewrite.inline ? [{ path: INLINE_WEIGHTS, data: model }] : []), ...rewrite.added];
+    endRewrites?.();
+    // Stored while the session is created; the bytes it reads stay until both are done.
+    const storing = made && source ? kept!.put(source, signature, rewrite, timer) : null;
+    const endSession = timer?.begin('session');
+    let session: unknown;
+    try {
+      session = await original.call(self, rewrite.graph, options?.externalData || externalData.length > 0 ? { ...options, externalData } : options);
+    } finally {
+      endSession?.();
+      await storing;
+    }
+    // The session holds its own copy of every weight now: the files' bytes can go.
+    const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);
+    if (!made) files.add(rewrite.graph);
+    for (const data of files) {
+      if (!(data instanceof Uint8Array)) continue;
+      // Its memory goes when its object does (a browser API may have wrapped it): watched until then.
+      if (data.buffer.byteLength > 0) witness.watch(data.buffer);
+      report.released += handoff?.release(data) || releaseView(data);
+    }
+    // And the buffers transformers.js read tickets into (mostly never-touched pages): not counted.
+    for (const data of [read, ...readData]) if (data instanceof Uint8Array && !files.has(data)) releaseView(data);
+    return session;
+  };
   factory.create = function (this: unknown, ...args: unknown[]) {
     const [read, options] = args as [unknown, SessionOptions | undefined];
     if (!(read instanceof Uint8Array) || args.length > 2) {
@@ -136,83 +156,7 @@ export async function withSessionRewrites<T>(
       const created = original.apply(this, args);
       return endSession ? created.finally(endSession) : created;
     }
-    const endRewrites = timer?.begin('rewrites');
-    // What transformers.js read may be a ticket: the bytes are then the file the fetch deposited (model-handoff.ts).
-    const readData = (options?.externalData ?? []).map((file) => (isFile(file) ? file.data : null));
-    const model = resolve(read);
-    const given = (options?.externalData ?? []).map((file) => (isFile(file) ? { ...file, data: resolve(file.data) } : file));
-    const rewritten = externalizeWeights(model, INLINE_WEIGHTS);
-    if (rewritten) {
-      report.sessions++;
-      report.bytes += rewritten.movedBytes;
-    }
-    const externalData = rewritten ? [...given, { path: INLINE_WEIGHTS, data: model }] : given;
-    let graph = rewritten ? rewritten.graph : model;
-    const small = graph.byteLength <= MAX_GRAPH_REWRITE_BYTES;
-    const fused = small ? fusedAttentionOps(graph) : null;
-    report.fusedAttention = fused && report.fusedAttention ? [...new Set([...report.fusedAttention, ...fused])] : null;
-    const kept = small ? keepLogitsRows(graph) : null;
-    if (kept) {
-      report.logitsToKeep++;
-      graph = kept;
-    }
-    // After the logits rows (these rewrites find the lm_head by its operator), the engine's kernel first.
-    let kernel: Int8HeadKernel | null = null;
-    const taken =
-      small && rewrites.int8Head && rewrites.kernelHead && !report.kernelHead
-        ? kernelHead(
-            graph,
-            (location) => mounted(externalData, location),
-            (v, h) => (kernel = Int8HeadKernel.create(v, h)),
-          )
-        : null;
-    if (taken && kernel) {
-      report.kernelHead = { kernel, hidden: taken.hidden, embeds: taken.embeds };
-      report.int8Head.embedding ||= taken.embeds !== null;
-      report.int8Head.lmHead = true;
-      report.int8Head.engineKernel = true;
-      report.int8Head.floatBytesDropped += taken.droppedBytes;
-      report.int8Head.int8Bytes += taken.int8Bytes;
-      graph = taken.graph;
-    }
-    const head = small && rewrites.int8Head ? int8Head(graph, (location) => mounted(externalData, location)) : null;
-    if (head) {
-      report.int8Head.embedding ||= head.embedding;
-      report.int8Head.lmHead ||= head.head;
-      report.int8Head.floatBytesDropped += head.droppedBytes;
-      report.int8Head.int8Bytes += head.int8Bytes;
-      graph = head.graph;
-      externalData.push({ path: INT8_HEAD_WEIGHTS, data: head.weights });
-    }
-    const tied = small && !head && !taken && rewrites.tiedHead ? tiedHead(graph, (location) => mounted(externalData, location)) : null;
-    if (tied) {
-      report.tiedHead += tied.packedBytesAvoided;
-      graph = tied.graph;
-      externalData.push({ path: TIED_HEAD_WEIGHTS, data: tied.weights });
-    }
-    const int8 = small && rewrites.int8Projections ? int8Projections(graph, (location) => mounted(externalData, location)) : null;
-    if (int8) {
-      report.int8Projections += int8.projections;
-      graph = int8.graph;
-      externalData.push({ path: INT8_WEIGHTS, data: int8.weights });
-    }
-    endRewrites?.();
-    const endSession = timer?.begin('session');
-    const created = original.call(this, graph, options?.externalData || rewritten || int8 || head || tied ? { ...options, externalData } : options);
-    if (endSession) void created.then(endSession, endSession);
-    return created.then((session) => {
-      // The session holds its own copy of every weight now: the files' bytes can go.
-      const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);
-      for (const data of files) {
-        if (!(data instanceof Uint8Array)) continue;
-        // Its memory goes when its object does (a browser API may have wrapped it): watched until then.
-        if (data.buffer.byteLength > 0) witness.watch(data.buffer);
-        report.released += handoff?.release(data) || releaseView(data);
-      }
-      // And the buffers transformers.js read tickets into (mostly never-touched pages): not counted.
-      for (const data of [read, ...readData]) if (data instanceof Uint8Array && !files.has(data)) releaseView(data);
-      return session;
-    });
+    return create(this, read, options);
   };
   try {
     const value = await (handoff ? withHandoff(handoff, load) : load());
@@ -223,13 +167,28 @@ export async function withSessionRewrites<T>(
   }
 }
 
-/** The bytes of the external file mounted under `location`, if given as bytes. */
-function mounted(externalData: unknown[], location: string): Uint8Array | null {
-  const file = externalData.find((f) => isFile(f) && f.path === location);
-  return isFile(file) && file.data instanceof Uint8Array ? file.data : null;
+/** The rewrites asked of a session, as the key of a kept rewrite: they change what is made. */
+function rewriteSignature(rewrites: SessionRewriteOptions, kernelAllowed: boolean): string {
+  const on = (flag: boolean | undefined, letter: string) => (flag ? letter : '-');
+  return `${on(rewrites.int8Projections, 'p')}${on(rewrites.int8Head, 'h')}${on(rewrites.kernelHead && kernelAllowed, 'k')}${on(rewrites.tiedHead, 't')}`;
 }
 
-function isFile(file: unknown): file is { path: string; data: unknown } {
-  return typeof file === 'object' && file !== null && 'data' in file;
+/** Adds one session's rewrite to the load's report. */
+function addCounts(report: SessionRewriteReport, rewrite: SessionRewrite): void {
+  const c = rewrite.counts;
+  if (c.externalized !== null) {
+    report.sessions++;
+    report.bytes += c.externalized;
+  }
+  report.fusedAttention = c.fusedAttention && report.fusedAttention ? [...new Set([...report.fusedAttention, ...c.fusedAttention])] : null;
+  if (c.logitsToKeep) report.logitsToKeep++;
+  report.int8Projections += c.int8Projections;
+  const h = report.int8Head;
+  h.embedding ||= c.int8Head.embedding;
+  h.lmHead ||= c.int8Head.lmHead;
+  h.engineKernel ||= c.int8Head.engineKernel;
+  h.floatBytesDropped += c.int8Head.floatBytesDropped;
+  h.int8Bytes += c.int8Head.int8Bytes;
+  if (c.kernelHead && rewrite.kernel) report.kernelHead = { kernel: rewrite.kernel, hidden: c.kernelHead.hidden, embeds: c.kernelHead.embeds };
+  report.tiedHead += c.tiedHead;
 }
-

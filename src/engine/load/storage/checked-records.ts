@@ -42,12 +42,13 @@ export function sampleBlocks(size: number): [start: number, end: number][] {
 }
 
 /** The bytes of the sampled blocks of `body`, one after the other (at most 1 MiB). */
-export function sampleBytes(body: ArrayBuffer): Uint8Array<ArrayBuffer> {
-  const blocks = sampleBlocks(body.byteLength);
+export function sampleBytes(body: ArrayBuffer | Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  const bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
+  const blocks = sampleBlocks(bytes.byteLength);
   const out = new Uint8Array(blocks.reduce((n, [s, e]) => n + e - s, 0));
   let at = 0;
   for (const [s, e] of blocks) {
-    out.set(new Uint8Array(body, s, e - s), at);
+    out.set(bytes.subarray(s, e), at);
     at += e - s;
   }
   return out;

@@ -46,6 +46,8 @@ export class IntegrityCache {
   readonly unstored: UnstoredFile[] = [];
   /** Interrupted downloads resumed with `Range` (resume-fetch.ts): the bytes kept from before. */
   readonly resumed: { key: string; bytes: number }[] = [];
+  /** The SHA-256 of each file this cache object has read or stored, checked, by key (model-handoff.ts hands it on with the file). */
+  readonly digests = new Map<string, string>();
   /** Keys `admit` turned away: their download is served, not stored. */
   readonly #turnedAway = new Set<string>();
 
@@ -112,10 +114,14 @@ export class IntegrityCache {
       const entry = { sha256: sha, size, validator: validatorOf(hit.headers), storedAt: hit.headers.get(STORED_AT) };
       if (!body) problem = 'evicted';
       else if (body.byteLength !== size) problem = 'size';
-      else if (recordMatches(record, entry, body.byteLength) && (await digest(sampleBytes(body), timer)) === record.sample) return { bytes: body, headers: hit.headers };
+      else if (recordMatches(record, entry, body.byteLength) && (await digest(sampleBytes(body), timer)) === record.sample) {
+        this.digests.set(key, sha);
+        return { bytes: body, headers: hit.headers };
+      }
       else if ((await digest(body, timer)) !== sha) problem = 'hash';
       else await this.records.put(key, { ...entry, sample: await digest(sampleBytes(body), timer) });
     }
+    if (!problem && body && sha) this.digests.set(key, sha);
     if (problem || !body) {
       if (body) releaseBuffer(body);
       await Promise.all([cache.delete(key).catch(() => false), this.records.delete(key)]);
@@ -140,7 +146,7 @@ export class IntegrityCache {
    * A body `admit` turned away, or whose write the browser refuses, is only checked: resolves
    * whether it was stored.
    */
-  async store(key: string, body: ArrayBuffer, headers: Headers, timer: LoadTimer | null = null): Promise<boolean> {
+  async store(key: string, body: ArrayBuffer | Uint8Array<ArrayBuffer>, headers: Headers, timer: LoadTimer | null = null): Promise<boolean> {
     const sha = await digest(body, timer);
     const stated = statedSha256(headers);
     if (stated && stated !== sha) {
@@ -163,6 +169,7 @@ export class IntegrityCache {
       const record: CheckedRecord = { sha256: sha, size: body.byteLength, validator: validatorOf(stored), storedAt, sample: await digest(sampleBytes(body), timer) };
       // Without its record (the write refused) the file is hashed whole on its next read, as before.
       await this.records.put(key, record);
+      this.digests.set(key, sha);
       return true;
     } catch (e) {
       return this.#refuse({ key, bytes: body.byteLength, reason: refusalReason(e), room: await storageRoom(), error: String((e as Error)?.message ?? e) });

@@ -1,0 +1,118 @@
+import { Int8HeadKernel } from '../runtime/int8-head-kernel.ts';
+import { releaseView } from './release-buffer.ts';
+import type { MountedFile, RewriteCounts, SessionRewrite } from './rewrite-session.ts';
+import { IntegrityCache } from './storage/integrity-cache.ts';
+import type { LoadTimer } from './load-timing.ts';
+
+/**
+ * The version of what the session rewrites make (engine/graph/, rewrite-session.ts, the head
+ * kernel's matrix layout). A stored rewrite of another version is made again. Bump it with every
+ * change to what they write: test/engine/load-return-visit.test.ts fails until it is bumped
+ * (it keeps a digest of those sources per version).
+ */
+export const REWRITE_VERSION = 1;
+
+/** A model file as the load read it: its URL and the SHA-256 its storage checked (model-handoff.ts). */
+export interface RewriteSource {
+  url: string;
+  sha256: string;
+}
+
+interface Manifest {
+  version: number;
+  /** The SHA-256 of the model file the rewrite was made from. */
+  source: string;
+  signature: string;
+  inline: boolean;
+  counts: RewriteCounts;
+  /** The stored parts, in order: `graph`, each added file by its mount path, then `kernel-q`, `kernel-s`; each with its SHA-256. */
+  parts: { name: string; sha256: string; bytes: number }[];
+}
+
+const KERNEL_Q = 'kernel-q';
+const KERNEL_S = 'kernel-s';
+const MANIFEST = 'manifest.json';
+
+/**
+ * The session rewrites kept (issue 62: at q4 on wasm they were a fifth of a return visit): what a
+ * rewrite made from a model file (its graph, the int8 weights and heads, the head kernel's
+ * matrix) stored in the model cache beside that file, so that the next load of the same file
+ * with the same rewrites reads them instead of making them.
+ *
+ * Each part is an entry of its own under the model file's URL, `{file}.jev-rewritten/{signature}/{part}`
+ * (so that the playground lists and deletes them with the model's files), stored and read through
+ * the integrity cache (checked-records.ts: hashed when stored, trusted by its record after), and a
+ * manifest last, naming the source file's SHA-256, `REWRITE_VERSION` and each part's SHA-256: a
+ * manifest of another source or version, or a part that is not the one it names, is a miss, and
+ * the rewrite is made (and stored) again over it. Best effort: a store or read that fails is a miss.
+ */
+export class RewrittenGraphs {
+  /** Its own cache object on the model cache, so that a rewrite not stored is not counted among the load's files (`status().storage`). */
+  constructor(readonly cache: IntegrityCache = new IntegrityCache()) {}
+
+  #key(source: RewriteSource, signature: string, part: string): string {
+    return `${source.url}.jev-rewritten/${signature}/${part}`;
+  }
+
+  /** The stored rewrite of `source` under `signature`, or null. Its buffers are the caller's (released once the session exists). */
+  async get(source: RewriteSource, signature: string, timer: LoadTimer | null = null): Promise<SessionRewrite | null> {
+    const read: Uint8Array[] = [];
+    const endRead = timer?.begin('storageRead');
+    try {
+      const head = await this.cache.read(this.#key(source, signature, MANIFEST), timer);
+      if (!head) return null;
+      const manifest = JSON.parse(new TextDecoder().decode(head.bytes)) as Manifest;
+      if (manifest.version !== REWRITE_VERSION || manifest.source !== source.sha256 || manifest.signature !== signature) return null;
+      for (const part of manifest.parts) {
+        const hit = await this.cache.read(this.#key(source, signature, part.name), timer);
+        if (hit) read.push(new Uint8Array(hit.bytes));
+        if (!hit || hit.headers.get('x-jev-sha256') !== part.sha256 || hit.bytes.byteLength !== part.bytes) throw new Error(`stored rewrite part ${part.name} is not the one its manifest names`);
+      }
+      const byName = new Map(manifest.parts.map((p, i) => [p.name, read[i]!]));
+      const added: MountedFile[] = manifest.parts.filter((p) => p.name !== 'graph' && p.name !== KERNEL_Q && p.name !== KERNEL_S).map((p) => ({ path: p.name, data: byName.get(p.name)! }));
+      let kernel: Int8HeadKernel | null = null;
+      const shape = manifest.counts.kernelHead;
+      if (shape) {
+        kernel = Int8HeadKernel.create(shape.v, shape.h);
+        const q = byName.get(KERNEL_Q);
+        const s = byName.get(KERNEL_S);
+        if (!kernel || !q || !s || q.byteLength !== kernel.q.byteLength || s.byteLength !== kernel.s.byteLength) throw new Error('the stored head kernel does not fit');
+        kernel.q.set(new Int8Array(q.buffer, q.byteOffset, q.byteLength));
+        new Uint8Array(kernel.s.buffer, kernel.s.byteOffset, kernel.s.byteLength).set(s);
+        releaseView(q);
+        releaseView(s);
+      }
+      return { graph: byName.get('graph')!, inline: manifest.inline, added, kernel, counts: manifest.counts };
+    } catch {
+      for (const bytes of read) releaseView(bytes);
+      return null;
+    } finally {
+      endRead?.();
+    }
+  }
+
+  /**
+   * Stores `rewrite` (made from `source` under `signature`): its parts, then the manifest. The
+   * parts' bytes are read while this runs: they must stay until it settles. Resolves whether all
+   * of it was stored.
+   */
+  async put(source: RewriteSource, signature: string, rewrite: SessionRewrite, timer: LoadTimer | null = null): Promise<boolean> {
+    const parts: [string, Uint8Array<ArrayBuffer>][] = [['graph', rewrite.graph as Uint8Array<ArrayBuffer>], ...rewrite.added.map((f): [string, Uint8Array<ArrayBuffer>] => [f.path, f.data as Uint8Array<ArrayBuffer>])];
+    const kernel = rewrite.kernel;
+    if (kernel) parts.push([KERNEL_Q, new Uint8Array(kernel.q.buffer as ArrayBuffer, kernel.q.byteOffset, kernel.q.byteLength)], [KERNEL_S, new Uint8Array(kernel.s.buffer as ArrayBuffer, kernel.s.byteOffset, kernel.s.byteLength)]);
+    const headers = new Headers({ 'content-type': 'application/octet-stream' });
+    const manifest: Manifest = { version: REWRITE_VERSION, source: source.sha256, signature, inline: rewrite.inline, counts: rewrite.counts, parts: [] };
+    try {
+      for (const [name, bytes] of parts) {
+        const key = this.#key(source, signature, name);
+        // Where estimate() leaves no room for it, nothing is written.
+        if (!(await this.cache.admit(key, bytes.byteLength)) || !(await this.cache.store(key, bytes, headers, timer))) return false;
+        manifest.parts.push({ name, sha256: this.cache.digests.get(key)!, bytes: bytes.byteLength });
+      }
+      const json = new TextEncoder().encode(JSON.stringify(manifest));
+      return await this.cache.store(this.#key(source, signature, MANIFEST), json, new Headers({ 'content-type': 'application/json' }), timer);
+    } catch {
+      return false;
+    }
+  }
+}
