@@ -12,8 +12,8 @@
  * (`server.engine.decide`: the thread's engine, past the HTTP handler, the guard, validation in
  * the facade and the admission queue), and the server's overhead, the median difference.
  *
- * Threads: llama.cpp at 1 and at every core. Ours at every core only: onnxruntime-node's thread
- * count is its default (intra-op threads = the cores), which the engine's loader does not expose.
+ * Threads: both at 1 and at every core (ours through `--threads`, onnxruntime-node's intra-op
+ * threads; llama.cpp through its context's `threads`).
  * The page's wasm engine is measured in Chromium by the main bench (docs/benchmarks.md), not here.
  * Rows run in turn in one process: `rss_mb` is the process's RSS after that row's load (memory a
  * previous row freed may not have been returned to the system).
@@ -34,7 +34,7 @@ export interface EmbeddedServeRow {
   dtype: 'fp32' | 'q8' | 'q4';
   /** The GGUF file llama.cpp read (null for ours: the ONNX file of `dtype`). */
   gguf: string | null;
-  /** Compute threads: 1, or every core (onnxruntime-node's default for ours). */
+  /** Compute threads: 1, or every core (`--threads` for ours, the context's `threads` for llama.cpp). */
   threads: number;
   prefill_tokens: number;
   /** Median over the repetitions. */
@@ -69,14 +69,16 @@ const rssMb = () => round(process.memoryUsage().rss / 2 ** 20, 0);
 export async function measureEmbeddedServe(options: { root: string; reps: number; log: (...a: unknown[]) => void }): Promise<EmbeddedServeRow[]> {
   const rows: EmbeddedServeRow[] = [];
   for (const dtype of ['fp32', 'q8', 'q4'] as const) {
-    rows.push(await measureOurs(options.root, dtype, options.reps, options.log));
-    for (const threads of [...new Set([1, cpus().length])]) rows.push(await measureLlamaCpp(options.root, dtype, threads, options.reps, options.log));
+    for (const threads of [...new Set([1, cpus().length])]) {
+      rows.push(await measureOurs(options.root, dtype, threads, options.reps, options.log));
+      rows.push(await measureLlamaCpp(options.root, dtype, threads, options.reps, options.log));
+    }
   }
   return rows;
 }
 
-async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], reps: number, log: (...a: unknown[]) => void): Promise<EmbeddedServeRow> {
-  const server = await startServer(embeddedOptions(EMBEDDED_MODEL, { host: root, dtype: dtype as DtypeChoice, timeoutMs: 600_000 }));
+async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], threads: number, reps: number, log: (...a: unknown[]) => void): Promise<EmbeddedServeRow> {
+  const server = await startServer(embeddedOptions(EMBEDDED_MODEL, { host: root, dtype: dtype as DtypeChoice, threads, timeoutMs: 600_000 }));
   try {
     const rss = rssMb();
     const chat = async (seed: number, maxTokens: number) => {
@@ -124,7 +126,7 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], reps:
       model: EMBEDDED_MODEL,
       dtype,
       gguf: null,
-      threads: cpus().length,
+      threads,
       prefill_tokens: promptTokens,
       prefill_tok_s: round(median(prefill), 1),
       decode_tokens: decoded,
@@ -135,7 +137,7 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], reps:
       rss_mb: rss,
       reps,
     };
-    log(`  jev-embedded ${dtype}: prefill ${row.prefill_tok_s} tok/s, decode ${row.decode_tok_s} tok/s, decision ${row.decision_ms} ms (overhead ${row.overhead_ms} ms), rss ${rss} MiB`);
+    log(`  jev-embedded ${dtype} (${threads} thread${threads === 1 ? '' : 's'}): prefill ${row.prefill_tok_s} tok/s, decode ${row.decode_tok_s} tok/s, decision ${row.decision_ms} ms (overhead ${row.overhead_ms} ms), rss ${rss} MiB`);
     return row;
   } finally {
     await server.close();

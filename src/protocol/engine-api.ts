@@ -43,7 +43,7 @@ export interface EngineStatus {
   device: 'webgpu' | 'wasm' | 'cpu' | null;
   dtype: string | null;
   contextLength: number | null;
-  /** wasm threads onnxruntime runs with. */
+  /** Threads onnxruntime runs with: wasm threads in a browser; in Node, the intra-op threads asked (`--threads`), null for its default (every core). */
   threads: number | null;
   /** The WebGPU adapter's description, where one was found. */
   adapter: string | null;

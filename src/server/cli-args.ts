@@ -1,9 +1,9 @@
 /**
- * `jev-local serve --model ID [--host URL|DIR] [--device cpu|cuda] [--dtype D] [--cache-dir DIR] …`
+ * `jev-local serve --model ID [--host URL|DIR] [--device cpu|cuda] [--threads N] [--dtype D] [--cache-dir DIR] …`
  * (the engine in-process) and `jev-local serve --backend sglang|vllm --backend-url URL --model ID …`
  * (a relay to a serving engine): CONTRACT §1; docs/server.md.
  */
-import { homedir } from 'node:os';
+import { cpus, homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DtypeChoice } from '../protocol/engine-api.ts';
 import { DEFAULT_HOST } from '../facade/defaults.ts';
@@ -37,6 +37,8 @@ export interface ServeOptions {
   timeoutMs: number;
   /** The embedded engine's execution provider. */
   device: ServeDevice;
+  /** The embedded engine's compute threads (onnxruntime-node's intra-op threads); null: every core. */
+  threads: number | null;
   /** The embedded engine's model format (`auto`: the best the model offers for the CPU). */
   dtype: DtypeChoice;
   /** Where model files from an HTTP host are kept (integrity-checked, resumed with Range). */
@@ -69,7 +71,7 @@ export const SERVE_DEFAULTS = {
   maxQueued: DEFAULT_MAX_QUEUED,
 } as const;
 
-export const SERVE_USAGE = `usage: jev-local serve --model ID [--host URL|DIR] [--device cpu|cuda] [--dtype D] [--cache-dir DIR]
+export const SERVE_USAGE = `usage: jev-local serve --model ID [--host URL|DIR] [--device cpu|cuda] [--threads N] [--dtype D] [--cache-dir DIR]
                        [--port P] [--bind ADDR] [--api-key KEY] [--allowed-host NAME]… [--cors-origin ORIGIN]…
                        [--max-connections N] [--max-queued N]
        jev-local serve --backend sglang|vllm --backend-url URL --model ID [--host URL|DIR] [--backend-model NAME]
@@ -79,6 +81,7 @@ export const SERVE_USAGE = `usage: jev-local serve --model ID [--host URL|DIR] [
   --host             where the model's files are: a URL, file://…, a folder, or bundled
                      (default: bundled for TinyStories-656K, else ${SERVE_DEFAULTS.host})
   --device           the in-process engine's onnxruntime-node execution provider: cpu or cuda (default ${SERVE_DEFAULTS.device})
+  --threads          the in-process engine's compute threads (default: every core, ${cpus().length} here)
   --dtype            fp32, fp16, q8, q4, q4f16 or auto (default ${SERVE_DEFAULTS.dtype})
   --cache-dir        where files from an HTTP host are kept (default ${defaultCacheDir()})
   --port             port to listen on (default ${SERVE_DEFAULTS.port})
@@ -109,6 +112,7 @@ const FLAGS = [
   '--timeout-ms',
   '--backend-model',
   '--device',
+  '--threads',
   '--dtype',
   '--cache-dir',
   '--allowed-host',
@@ -118,6 +122,8 @@ const FLAGS = [
 ] as const;
 type Flag = (typeof FLAGS)[number];
 const REPEATABLE: readonly Flag[] = ['--allowed-host', '--cors-origin'];
+/** More compute threads than this is a typo, not a machine. */
+const MAX_THREADS = 1024;
 const DTYPES: readonly DtypeChoice[] = ['fp32', 'fp16', 'q8', 'q4', 'q4f16', 'auto'];
 
 /** Parses the arguments after `serve`; throws UsageError naming what is wrong. */
@@ -163,7 +169,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions {
   const dtype = (values.get('--dtype') ?? SERVE_DEFAULTS.dtype) as DtypeChoice;
   if (!DTYPES.includes(dtype)) throw new UsageError(`--dtype must be one of ${DTYPES.join(', ')}, not ${JSON.stringify(dtype)}`);
   if (backend) {
-    for (const flag of ['--device', '--dtype', '--cache-dir'] as const) {
+    for (const flag of ['--device', '--threads', '--dtype', '--cache-dir'] as const) {
       if (values.has(flag)) throw new UsageError(`${flag} is for the in-process engine; with --backend the serving engine chooses`);
     }
   } else {
@@ -193,6 +199,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions {
     apiKey: values.get('--api-key'),
     timeoutMs: integer('--timeout-ms', SERVE_DEFAULTS.timeoutMs, 1, 3_600_000),
     device,
+    threads: values.has('--threads') ? integer('--threads', 0, 1, MAX_THREADS) : null,
     dtype,
     cacheDir: values.get('--cache-dir') ?? defaultCacheDir(),
     allowedHosts: (lists.get('--allowed-host') ?? []).map((h) => h.toLowerCase()),

@@ -25,6 +25,8 @@ export interface EmbeddedEngineOptions {
   /** What `--host` said, for messages. */
   host: string;
   device: ServeDevice;
+  /** Compute threads (onnxruntime-node's intra-op threads); null or unset: its default, every core. */
+  threads?: number | null;
   /** The prefix cache's byte budget (default: the engine's). */
   prefixCacheBytes?: number;
   /** The hang watchdog's limits (default: the page's, facade/hang-watchdog.ts). */
@@ -54,7 +56,12 @@ export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
   runtimeInstalled(engineThreadEntry());
   // Errors cross the thread's port as the page's cross its worker's (both sides install it).
   installErrorTransfer();
-  const data: EngineThreadData = { model, root, ...(options.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: options.prefixCacheBytes }) };
+  const data: EngineThreadData = {
+    model,
+    root,
+    ...(options.threads ? { threads: options.threads } : {}),
+    ...(options.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: options.prefixCacheBytes }),
+  };
   const supervisor = new EngineSupervisor(() => engineThread(data, options.hang ?? {}), options.maxRestarts === undefined ? {} : { maxRestarts: options.maxRestarts });
   return {
     api: supervisor.api,
@@ -95,7 +102,7 @@ export function threadEngine(data: EngineThreadData, host: EngineHost): Engine {
   const { root, model } = data;
   return new Engine({
     ...(data.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: data.prefixCacheBytes }),
-    runtime: { localModelPath: root },
+    runtime: { localModelPath: root, ...(data.threads ? { threads: data.threads } : {}) },
     isNode: true,
     host,
     source: () => ({ has: async (file) => folderOffers(root, model, file) }),

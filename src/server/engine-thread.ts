@@ -11,6 +11,8 @@ export interface EngineThreadData {
   model: string;
   /** A folder in the hub layout holding `{model}/config.json` and `{model}/onnx/…`. */
   root: string;
+  /** Compute threads (`--threads`); unset: onnxruntime-node's default, every core. */
+  threads?: number;
   prefixCacheBytes?: number;
 }
 

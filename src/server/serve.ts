@@ -108,6 +108,7 @@ export async function startServer(options: ServeOptions, deps: ServeDeps = {}): 
       root: root!,
       host: location.host,
       device: options.device,
+      threads: options.threads,
       ...(deps.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: deps.prefixCacheBytes }),
       ...(deps.hang ? { hang: deps.hang } : {}),
     });

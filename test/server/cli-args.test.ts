@@ -16,6 +16,7 @@ describe('jev-local serve arguments', () => {
       apiKey: undefined,
       timeoutMs: SERVE_DEFAULTS.timeoutMs,
       device: 'cpu',
+      threads: null,
       dtype: 'auto',
       cacheDir: defaultCacheDir(),
       allowedHosts: [],
@@ -28,14 +29,14 @@ describe('jev-local serve arguments', () => {
   });
 
   it('runs the engine in-process without --backend, with the server flags', () => {
-    expect(parseServeArgs(['--model', 'TinyStories-656K'])).toMatchObject({ backend: null, backendUrl: null, model: 'TinyStories-656K', host: null, device: 'cpu', dtype: 'auto' });
+    expect(parseServeArgs(['--model', 'TinyStories-656K'])).toMatchObject({ backend: null, backendUrl: null, model: 'TinyStories-656K', host: null, device: 'cpu', threads: null, dtype: 'auto' });
     const o = parseServeArgs([
-      '--model=m', '--host', 'http://mirror:8000', '--device', 'cuda', '--dtype', 'q8', '--cache-dir', '/tmp/c',
+      '--model=m', '--host', 'http://mirror:8000', '--device', 'cuda', '--threads', '3', '--dtype', 'q8', '--cache-dir', '/tmp/c',
       '--allowed-host', 'box.lan', '--allowed-host=a.example,B.example', '--cors-origin', 'https://app.example/', '--cors-origin', '*',
       '--max-connections', '10', '--max-queued', '0',
     ]);
     expect(o).toMatchObject({
-      backend: null, host: 'http://mirror:8000', device: 'cuda', dtype: 'q8', cacheDir: '/tmp/c',
+      backend: null, host: 'http://mirror:8000', device: 'cuda', threads: 3, dtype: 'q8', cacheDir: '/tmp/c',
       allowedHosts: ['box.lan', 'a.example', 'b.example'], corsOrigins: ['https://app.example', '*'], maxConnections: 10, maxQueued: 0,
     });
     expect(defaultCacheDir({ XDG_CACHE_HOME: '/x/cache' })).toBe('/x/cache/jev-local');
@@ -55,6 +56,8 @@ describe('jev-local serve arguments', () => {
     expect(() => parseServeArgs(['--model', 'm', '--cors-origin', 'app.example'])).toThrow(/--cors-origin/);
     expect(() => parseServeArgs(['--model', 'm', '--timeout-ms', '5'])).toThrow(/--timeout-ms needs --backend/);
     expect(() => parseServeArgs(['--backend', 'vllm', ...base, '--dtype', 'q4'])).toThrow(/--dtype is for the in-process engine/);
+    expect(() => parseServeArgs(['--backend', 'vllm', ...base, '--threads', '2'])).toThrow(/--threads is for the in-process engine/);
+    for (const bad of ['0', '-1', '1.5', 'all', '2000']) expect(() => parseServeArgs(['--model', 'm', '--threads', bad])).toThrow(/--threads must be a whole number from 1 to 1024/);
     expect(() => parseServeArgs(['--model', 'm', '--max-connections', '0'])).toThrow(/--max-connections/);
   });
 

@@ -9,6 +9,7 @@ import { ModelHandoff } from './model-handoff.ts';
 import { attachRewrites, rewritesOn, withSessionRewrites } from './session-rewrites.ts';
 import { timingWasm, type LoadTimer } from './load-timing.ts';
 import { RewrittenGraphs } from './rewritten-graphs.ts';
+import { nodeSessionOptions } from './runtime-env.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
 export const DTYPE_FILES: Record<Dtype, string> = {
@@ -179,7 +180,8 @@ export async function loadLanguageModel(
     const loaded = await timingWasm(timer, async () => {
       const tokenizer = await timed('tokenizer', () => AutoTokenizer.from_pretrained(model, { progress_callback }));
       byteLevelAscii(tokenizer); // the same ids, tokenized faster (byte-level-ascii.ts)
-      const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback });
+      const session_options = device === 'cpu' ? nodeSessionOptions() : undefined;
+      const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback, ...(session_options ? { session_options } : {}) });
       // In the browser: each weight copied into wasm memory once, logits computed for the rows read
       // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
       const ort = handoff ? (await import('onnxruntime-web/webgpu')).InferenceSession : null;

@@ -17,7 +17,11 @@ export interface RuntimeConfig {
    * path or URL, read as a host (`{folder}{model}/{file}`).
    */
   localModelPath?: string | undefined;
-  /** wasm threads; defaults to navigator.hardwareConcurrency where the page is cross-origin isolated. */
+  /**
+   * Compute threads. In a browser, onnxruntime-web's wasm threads (default: navigator.hardwareConcurrency
+   * where the page is cross-origin isolated, else 1); in Node, onnxruntime-node's intra-op threads
+   * (default: its own, every core).
+   */
   threads?: number | undefined;
   /** The model-file cache (browser): the Cache API with size and hash checks. */
   modelCache?: IntegrityCache | undefined;
@@ -73,6 +77,20 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
     }
     wasm.numThreads = config.threads ?? defaultThreads();
   }
+  askedThreads = config.threads ?? null;
+}
+
+/** The threads the last applied config asked for; null: the runtime's default. */
+let askedThreads: number | null = null;
+
+/** onnxruntime-node's session options for the threads asked (none asked: its default, every core). */
+export function nodeSessionOptions(): { intraOpNumThreads: number } | undefined {
+  return askedThreads ? { intraOpNumThreads: askedThreads } : undefined;
+}
+
+/** The compute threads a Node session was created with, where asked; null: onnxruntime-node's default. */
+export function askedNodeThreads(): number | null {
+  return askedThreads;
 }
 
 export function defaultThreads(): number {

@@ -56,6 +56,7 @@ export function embeddedOptions(model: string, extra: Partial<ServeOptions> = {}
     apiKey: undefined,
     timeoutMs: SERVE_DEFAULTS.timeoutMs,
     device: 'cpu',
+    threads: null,
     dtype: 'fp32',
     cacheDir: '/nonexistent/jev-local-cache',
     allowedHosts: [],
