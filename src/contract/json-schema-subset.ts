@@ -9,8 +9,8 @@
  *
  * Checked here: each constraining keyword's shape (a count is a non-negative integer, a pattern a
  * valid regular expression of the enforced syntax, a reference points inside the schema…), and
- * the keywords never enforced (`not` but of `{}` or of `required` names, `contains`, `unevaluated*`, dynamic references, a
- * non-integer `multipleOf`, the formats validators check but the engine cannot write). What needs
+ * the keywords never enforced (`not` but of `{}` or of `required` names, `contains`, `unevaluated*`, dynamic references,
+ * the formats validators check but the engine cannot write). What needs
  * the whole schema (a `oneOf` whose branches must be disjoint, `uniqueItems` over a finite
  * domain, a `format` beside a `pattern`) is decided by the grammar compiler
  * (src/engine/grammar/json-schema/), which refuses the same way, at the keyword. The walk
@@ -161,10 +161,8 @@ class SchemaWalker {
         if (typeof value !== 'string') return problem(at, 'wrongType', ['a string', value]);
         return REFUSED_FORMATS.has(value) ? problem(at, 'schemaFormat', [value, enforcedFormats]) : null;
       case 'multipleOf':
-        if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) return problem(at, 'wrongType', ['a number above 0', value]);
-        return Number.isInteger(value) && value <= Number.MAX_SAFE_INTEGER
-          ? null
-          : refused(at, key, 'only whole multiples (1, 2, 5, 100…) are enforced: validators compute x / 0.01 in floating point (0.07 / 0.01 = 7.000000000000001 is refused), so no decimal output is valid for all of them; use an integer in smaller units');
+        // Whole and decimal multiples are enforced exactly (grammar/json-schema/numeric.ts); a modulus too large to track is refused by the compiler.
+        return typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) ? problem(at, 'wrongType', ['a number above 0', value]) : null;
       case 'uniqueItems':
         return typeof value === 'boolean' ? null : problem(at, 'wrongType', ['a boolean (true or false)', value]);
       case '$ref':

@@ -53,7 +53,7 @@ describe('tools', () => {
 
   it("checks a tool's parameters with the response schema's subset, naming the keyword", () => {
     const tool = (parameters: unknown) => ({ tools: [time, { type: 'function', function: { name: 'f', parameters } }] });
-    expectJevError(() => parse(tool({ type: 'object', properties: { n: { type: 'number', multipleOf: 0.5 } } })), 'invalid_request', 400, 'tools[1].function.parameters.properties.n.multipleOf');
+    expectJevError(() => parse(tool({ type: 'object', properties: { n: { type: 'number', multipleOf: -0.5 } } })), 'invalid_request', 400, 'tools[1].function.parameters.properties.n.multipleOf');
     expectJevError(() => parse(tool({ type: 'object', properties: { n: { not: { type: 'string' } } } })), 'invalid_request', 400, 'tools[1].function.parameters.properties.n.not');
     expectJevError(() => parse(tool({ type: 'object', properties: { n: { oneOf: [] } } })), 'invalid_request', 400, 'tools[1].function.parameters.properties.n.oneOf');
     expectJevError(() => parse(tool('object')), 'invalid_request', 400, 'tools[1].function.parameters');

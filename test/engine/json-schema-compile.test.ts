@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Dfa } from '../../src/engine/grammar/json-schema/char-automaton.ts';
 import { regexDfa } from '../../src/engine/grammar/json-schema/char-automaton.ts';
 import { schemaToEbnf } from '../../src/engine/grammar/json-schema/compile.ts';
-import { integerMultiples, integerRange, numberRange, type Lang } from '../../src/engine/grammar/json-schema/numeric.ts';
+import { decimalMultiples, integerMultiples, integerRange, numberRange, type Lang } from '../../src/engine/grammar/json-schema/numeric.ts';
+import { isMultiple } from '../../src/engine/grammar/json-schema/flat-validate.ts';
 import { SchemaRefusal } from '../../src/engine/grammar/json-schema/refusal.ts';
 import { CharWalker } from '../support/grammar-walk.ts';
 
@@ -53,6 +54,53 @@ describe('integer ranges, digit by digit', () => {
       const d = dfaOf(integerMultiples(k, lo ?? -10000n, hi ?? 10000n));
       for (let n = -400n; n <= 400n; n++) expect(runs(d, n.toString()), `${n} ${k}`).toBe(n % k === 0n && (lo === null || n >= lo) && (hi === null || n <= hi));
     }
+  });
+});
+
+describe('decimal multiples (0.01, 0.25, 1.5…), exact as JSON Schema defines multipleOf', () => {
+  /** Independent: the text as an exact fraction num / 10^places, a multiple of every p / 10^q when num · 10^q is divisible by p · 10^places. */
+  function exactlyMultiple(text: string, of: readonly (readonly [bigint, number])[]): boolean {
+    const [i, f = ''] = text.replace('-', '').split('.') as [string, string?];
+    const num = BigInt(i + f);
+    return of.every(([p, q]) => (num * 10n ** BigInt(q)) % (p * 10n ** BigInt(f.length)) === 0n);
+  }
+  const cases: [number[], (readonly [bigint, number])[], { value: number; exclusive: boolean } | null, { value: number; exclusive: boolean } | null][] = [
+    [[0.01], [[1n, 2]], null, null],
+    [[0.25], [[25n, 2]], { value: 0, exclusive: false }, { value: 10, exclusive: false }],
+    [[1.5], [[15n, 1]], { value: -20, exclusive: true }, null],
+    [[0.3, 0.05], [[3n, 1], [5n, 2]], null, { value: 12, exclusive: true }],
+  ];
+  it.each(cases)('multipleOf %j: a text is accepted exactly when it is a multiple (in decimal, not floating point) within the bounds', (values, exact, lo, hi) => {
+    const d = dfaOf(decimalMultiples(values, numberRange(lo, hi)!));
+    const inside = (x: number) => (lo === null || (lo.exclusive ? x > lo.value : x >= lo.value)) && (hi === null || (hi.exclusive ? x < hi.value : x <= hi.value));
+    let accepted = 0;
+    for (let n = -3000; n <= 3000; n++) {
+      // Every hundredth in [-30, 30] as JSON writes it (String(7 / 100) is "0.07"), and each with a further digit 5.
+      const t = String(n / 100);
+      for (const text of [t, t.includes('.') ? `${t}5` : `${t}.5`]) {
+        const want = exactlyMultiple(text, exact) && inside(Number(text));
+        expect(runs(d, text), `${text} for ${JSON.stringify([values, lo, hi])}`).toBe(want);
+        if (want) accepted++;
+      }
+    }
+    expect(accepted).toBeGreaterThan(10);
+    // 19.99 is a multiple of 0.01 though 19.99 / 0.01 = 1998.9999999999998 in floating point.
+    if (values[0] === 0.01) expect(runs(d, '19.99')).toBe(true);
+    for (const bad of ['-0', '1.', '.5', '01', '1e2']) expect(runs(d, bad), bad).toBe(false);
+  });
+
+  it('the flat validator (enum values beside multipleOf) decides the same, exactly', () => {
+    expect(isMultiple(19.99, [0.01])).toBe(true);
+    expect(isMultiple(0.0075, [0.0001])).toBe(true);
+    expect(isMultiple(0.00751, [0.0001])).toBe(false);
+    expect(isMultiple(4.5, [1.5])).toBe(true);
+    expect(isMultiple(35, [1.5])).toBe(false);
+    expect(isMultiple(1e308, [0.123456789])).toBe(false);
+  });
+
+  it('a modulus too large to track is refused, not compiled for minutes', () => {
+    expect(() => decimalMultiples([0.123456789], numberRange(null, null)!)).toThrow(SchemaRefusal);
+    expect(() => integerMultiples(123456789n, null, null)).toThrow(SchemaRefusal);
   });
 });
 

@@ -3,7 +3,9 @@
  * test/support/schema-arbitrary.ts), answered by the random-weight model of every family
  * (Qwen2.5, Qwen3, Llama 3.2, Phi-3.5, Gemma 3: their real tokenizers and templates) at
  * temperature 0 and 1, must come back as JSON that ajv (an independent validator, with
- * ajv-formats) accepts whenever the reply ends with finish_reason "stop"; a reply that reaches
+ * ajv-formats, for the draft the schema declares: each schema is written in one of drafts 4, 6, 7,
+ * 2019-09 and 2020-12, test/support/draft-validators.ts) accepts whenever the reply ends with
+ * finish_reason "stop"; a reply that reaches
  * max_tokens says "length". Random weights make no choice a trained model would: every token the
  * grammar allows is about as likely as any other, the hardest case for a grammar's bounds.
  *
@@ -16,8 +18,6 @@
  * the allowed tokens only): a reply costs 2–14 ms a token (the vocabulary's size: the forward
  * pass's logits, the mask, the draw), a compile 10–500 ms.
  */
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,16 +25,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletion, JsonSchema } from '../../src/contract/index.ts';
 import type { Engine } from '../../src/engine/engine.ts';
 import { GENERATED, loadEngine } from '../support/models.ts';
-import { responseSchema } from '../support/schema-arbitrary.ts';
+import { validatorFor } from '../support/draft-validators.ts';
+import { DRAFTS, inDraft, responseSchema, type Draft } from '../support/schema-arbitrary.ts';
 
 const SCHEMAS = Number(process.env['STRUCTURED_SCHEMAS'] ?? 200);
 const FULL = process.env['STRUCTURED_FULL'] === '1';
 const MAX_TOKENS = 96;
 const FAMILIES = ['tiny-random-qwen2', 'tiny-random-qwen3', 'tiny-random-llama3', 'tiny-random-phi3', 'tiny-random-gemma3'];
-const schemas = fc.sample(responseSchema, { numRuns: SCHEMAS, seed: 2029 });
-
-const ajv = new Ajv2020({ strict: false });
-addFormats(ajv);
+// Each schema written in one of the five drafts (by its turn, so that every family gets every draft), declared with $schema.
+const DRAFT_ORDER = Object.keys(DRAFTS) as Draft[];
+const schemas = fc.sample(responseSchema, { numRuns: SCHEMAS, seed: 2029 }).map((s, i) => inDraft(s, DRAFT_ORDER[Math.floor(i / FAMILIES.length) % DRAFT_ORDER.length]!));
 
 describe.each(FAMILIES.map((f, k) => [f, k] as const))('random schemas on %s', (family, k) => {
   const present = existsSync(join(GENERATED, family, 'onnx', 'model.onnx'));
@@ -53,7 +53,7 @@ describe.each(FAMILIES.map((f, k) => [f, k] as const))('random schemas on %s', (
 
   const mine = schemas.map((schema, i) => ({ schema, i })).filter(({ i }) => FULL || i % FAMILIES.length === k);
   it.skipIf(!present).each(mine)('schema $i: every reply that ends validates', async ({ schema, i }) => {
-    const validate = ajv.compile(schema);
+    const validate = validatorFor(schema); // ajv for the schema's own draft
     // A family's schemas alternate between temperature 0 and 1; one in eight gets a second seed.
     // STRUCTURED_FULL=1: both temperatures for every schema.
     const turn = Math.floor(i / FAMILIES.length);

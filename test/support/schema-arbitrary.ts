@@ -4,7 +4,7 @@
  * ≤ 4), enums and consts, integer ranges, booleans, null through type lists, objects with required
  * and optional properties, arrays with minItems/maxItems, prefixItems, anyOf, $ref to $defs, the
  * formats and patterns that compile fast; and issue 57's: one-sided and non-integer bounds, zod's
- * ±2^53 integers and `.positive()`, integer multiples, formats beside zod's patterns, allOf,
+ * ±2^53 integers and `.positive()`, integer and decimal multiples, formats beside zod's patterns, allOf,
  * discriminated oneOf, a recursive $ref, and annotation noise. (Every string bound is a copy per character in the
  * grammar: compiling costs ≈ 50 ms per unit of maxLength on a 150,000-token vocabulary.)
  */
@@ -40,6 +40,7 @@ const bounded: fc.Arbitrary<JsonSchema> = fc.oneof(
   fc.constant<JsonSchema>({ type: 'number', exclusiveMinimum: 0 }),
   fc.tuple(fc.integer({ min: -20000, max: 20000 }).map((x) => x / 1000), fc.integer({ min: 0, max: 5000 }).map((x) => x / 1000), fc.boolean()).map(([lo, w, ex]): JsonSchema => (ex ? { type: 'number', exclusiveMinimum: lo, exclusiveMaximum: lo + w + 0.5 } : { type: 'number', minimum: lo, maximum: lo + w })),
   fc.integer({ min: 2, max: 10 }).map((k): JsonSchema => ({ type: 'integer', multipleOf: k, minimum: 0, maximum: 100 })),
+  fc.constantFrom(0.01, 0.25, 1.5).map((d): JsonSchema => ({ type: 'number', multipleOf: d, minimum: -50, maximum: 50 })),
   fc.constantFrom<JsonSchema>({ type: 'string', format: 'email', pattern: ZOD_EMAIL }, { type: 'string', format: 'uuid', pattern: ZOD_UUID }, { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
 );
 
@@ -82,6 +83,49 @@ function schemaAt(depth: number): fc.Arbitrary<JsonSchema> {
   // Annotations and unknown keywords: ignored (issue 57), never refused.
   const noisy = inner.map((x): JsonSchema => ({ title: 'T', description: 'd', 'x-vendor': { a: 1 }, decription: 'typo', $comment: 'c', ...x }));
   return fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 3, arbitrary: object }, { weight: 2, arbitrary: array }, { weight: 1, arbitrary: tuple }, { weight: 1, arbitrary: anyOf }, { weight: 1, arbitrary: allOf }, { weight: 1, arbitrary: tagged }, { weight: 1, arbitrary: noisy });
+}
+
+/** The drafts a schema may declare with `$schema` (none: 2020-12, the default). */
+export const DRAFTS = {
+  'draft-04': 'http://json-schema.org/draft-04/schema#',
+  'draft-06': 'http://json-schema.org/draft-06/schema#',
+  'draft-07': 'http://json-schema.org/draft-07/schema#',
+  '2019-09': 'https://json-schema.org/draft/2019-09/schema',
+  '2020-12': 'https://json-schema.org/draft/2020-12/schema',
+} as const;
+export type Draft = keyof typeof DRAFTS;
+
+/**
+ * `schema` (written in 2020-12) as `draft` writes the same constraints, with its `$schema`:
+ * `prefixItems` becomes an `items` array (and `items: false` `additionalItems: false`) before
+ * 2020-12; `$defs` becomes `definitions` before 2019-09; in draft 4, `const` becomes a one-value
+ * `enum` and an exclusive bound the boolean form beside `minimum`/`maximum`.
+ */
+export function inDraft(schema: JsonSchema, draft: Draft): JsonSchema {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v !== 'object' || v === null) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = k === 'properties' || k === '$defs' ? Object.fromEntries(Object.entries(x as object).map(([n, s]) => [n, walk(s)])) : walk(x);
+    if (draft !== '2020-12' && Array.isArray(out['prefixItems'])) {
+      const items = out['items'];
+      out['items'] = out['prefixItems'];
+      delete out['prefixItems'];
+      if (items !== undefined) out['additionalItems'] = items;
+    }
+    if (draft === 'draft-04' || draft === 'draft-06' || draft === 'draft-07') {
+      if (out['$defs'] !== undefined) (out['definitions'] = out['$defs']), delete out['$defs'];
+      if (typeof out['$ref'] === 'string') out['$ref'] = out['$ref'].replace('#/$defs/', '#/definitions/');
+    }
+    if (draft === 'draft-04') {
+      if ('const' in out) (out['enum'] = [out['const']]), delete out['const'];
+      for (const [ex, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+        if (typeof out[ex] === 'number') (out[bound] = out[ex]), (out[ex] = true);
+      }
+    }
+    return out;
+  };
+  return { $schema: DRAFTS[draft], ...(walk(schema) as JsonSchema) };
 }
 
 /** A root schema: an object of up to 4 properties (nested 1 level, sometimes 2), sometimes with $defs referenced. */

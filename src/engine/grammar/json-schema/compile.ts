@@ -17,8 +17,8 @@ import { complement, intersect, regexDfa, type Dfa } from './char-automaton.ts';
 import { dfaRules, Ebnf, quoted, regexExpr } from './ebnf-emit.ts';
 import { anyFlat, extrasFor, Flattener, isAny, type Flat, type Path, type Sub } from './flat.ts';
 import { finiteDomain, satisfies, satisfiesSubs } from './flat-validate.ts';
-import { lcm, writeJson } from './json-value.ts';
-import { integerMultiples, integerRange, numberRange, type Bound, type Lang } from './numeric.ts';
+import { gcd, writeJson } from './json-value.ts';
+import { decimalMultiples, integerMultiples, integerRange, multipleTest, numberRange, type Bound, type Lang } from './numeric.ts';
 import { SchemaRefusal } from './refusal.ts';
 import { alt, lit, parsePattern, type Regex } from './regex.ts';
 import { JSON_CHAR, stringContent, stringParts } from './string-grammar.ts';
@@ -130,20 +130,24 @@ class SchemaCompiler {
   number(f: Flat, integer: boolean): string | null {
     const lo = tightest(f.lo, true);
     const hi = tightest(f.hi, false);
-    if (f.multipleOf.length > 0 || integer) {
+    const test = f.multipleOf.length > 0 ? multipleTest(f.multipleOf.map((m) => m.value)) : null;
+    if (integer || (test !== null && test.places === 0)) {
       let ilo = lo === null ? null : BigInt(lo.exclusive ? Math.floor(lo.value) + 1 : Math.ceil(lo.value));
       let ihi = hi === null ? null : BigInt(hi.exclusive ? Math.ceil(hi.value) - 1 : Math.floor(hi.value));
-      if (f.multipleOf.length === 0) return lo === null && hi === null ? INTEGER : this.lang(mapLang(integerRange(ilo, ihi)), 'int');
+      if (test === null) return lo === null && hi === null ? INTEGER : this.lang(mapLang(integerRange(ilo, ihi)), 'int');
       // Multiples are written within ±(2^53 − 1), where a double holds every integer exactly.
       ilo = ilo === null || ilo < -SAFE ? -SAFE : ilo;
       ihi = ihi === null || ihi > SAFE ? SAFE : ihi;
-      const k = f.multipleOf.reduce((acc, m) => lcm(acc, BigInt(m.value)), 1n);
-      try {
-        return this.lang(integerMultiples(k, ilo, ihi), 'mul');
-      } catch (e) {
-        if (e instanceof SchemaRefusal) throw e.under(f.multipleOf[0]!.path);
-        throw e;
-      }
+      // An integer x is a multiple of every d_i when x · 10^K is divisible by the modulus: x by modulus / gcd(modulus, 10^K).
+      const k = test.modulus / gcd(test.modulus, 10n ** BigInt(test.places));
+      return this.multiples(f, () => integerMultiples(k, ilo, ihi));
+    }
+    if (test !== null) {
+      // Decimal multiples (0.01, 1.5…), exact as JSON Schema defines them, within the range.
+      const where = f.at['maximum'] ?? f.at['exclusiveMaximum'] ?? f.at['minimum'] ?? f.at['exclusiveMinimum'] ?? [];
+      const range = numberRange(lo, hi);
+      if (range === null) throw new SchemaRefusal(where, 'no number written with at most 12 decimals lies in this range (bounds are rounded inward to 12 decimals)');
+      return this.multiples(f, () => decimalMultiples(f.multipleOf.map((m) => m.value), range));
     }
     if (lo === null && hi === null) return 'jnumber';
     const where = f.at['maximum'] ?? f.at['exclusiveMaximum'] ?? f.at['minimum'] ?? f.at['exclusiveMinimum'] ?? [];
@@ -152,6 +156,16 @@ class SchemaCompiler {
       throw new SchemaRefusal(where, 'no number written with at most 12 decimals lies in this range (bounds are rounded inward to 12 decimals)');
     }
     return this.lang(range, 'num');
+  }
+
+  /** The multiples `make` writes, a refusal named at the schema's `multipleOf`. */
+  multiples(f: Flat, make: () => Lang | null): string | null {
+    try {
+      return this.lang(make(), 'mul');
+    } catch (e) {
+      if (e instanceof SchemaRefusal) throw e.under(f.multipleOf[0]!.path);
+      throw e;
+    }
   }
 
   string(f: Flat): string | null {

@@ -9,6 +9,7 @@ import type { Flat, Flattener, Sub } from './flat.ts';
 import { anyFlat, extrasFor } from './flat.ts';
 import { codePoints, hasType, isObject, jsonEqual } from './json-value.ts';
 import { SchemaRefusal } from './refusal.ts';
+import { decimalOf, multipleTest } from './numeric.ts';
 
 export function satisfiesSubs(fl: Flattener, value: unknown, subs: Sub[]): boolean {
   let flats = [anyFlat()];
@@ -23,7 +24,7 @@ export function satisfies(fl: Flattener, value: unknown, f: Flat): boolean {
   if (typeof value === 'number') {
     for (const b of f.lo) if (b.exclusive ? !(value > b.value) : !(value >= b.value)) return false;
     for (const b of f.hi) if (b.exclusive ? !(value < b.value) : !(value <= b.value)) return false;
-    for (const m of f.multipleOf) if (!Number.isInteger(value / m.value)) return false;
+    if (f.multipleOf.length > 0 && !isMultiple(value, f.multipleOf.map((m) => m.value))) return false;
   }
   if (typeof value === 'string') {
     const n = codePoints(value);
@@ -64,4 +65,12 @@ export function finiteDomain(fl: Flattener, subs: Sub[], where: SchemaRefusal, l
   }
   if (out.length > limit) throw where;
   return out;
+}
+
+/** Whether `value` is a multiple of every one of `of`, in exact decimal arithmetic (numeric.ts' multipleTest), as JSON Schema defines multipleOf. */
+export function isMultiple(value: number, of: readonly number[]): boolean {
+  const { modulus, places } = multipleTest(of);
+  const d = decimalOf(value);
+  if (d.frac.length > places) return false;
+  return BigInt(d.int + d.frac.padEnd(places, '0')) % modulus === 0n;
 }

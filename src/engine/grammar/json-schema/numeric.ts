@@ -1,7 +1,7 @@
 /**
  * Numbers under bounds, at digit level (as llguidance builds them): the texts of the integers or
  * decimals in a range, one- or two-sided, of any size (±2^53 and past it), as a Regex over digits
- * (regex.ts); `multipleOf` for integers as an automaton of remainders intersected with the range.
+ * (regex.ts); `multipleOf`, whole or decimal, as an automaton of remainders intersected with the range.
  *
  * Texts: integers `-?(0|[1-9][0-9]*)`, never `-0`; decimals `-?(0|[1-9][0-9]*)(\.[0-9]+)?`
  * (no exponent where a bound applies). Bounds are compared as exact decimals. A schema's bound is
@@ -32,11 +32,16 @@ function sameLength(x: string, y: string): Regex {
   const b = Number(y[0]);
   if (a === b) return seq(lit(x[0]!), sameLength(x.slice(1), y.slice(1)));
   const n = x.length - 1;
+  // A first digit whose rest spans every n-digit string joins the middle: [1-9][0-9]{n}, not three branches.
+  const lowFull = /^0*$/.test(x.slice(1));
+  const highFull = /^9*$/.test(y.slice(1));
+  const from = lowFull ? a : a + 1;
+  const to = highFull ? b : b - 1;
   return alt(
     ...opt(
-      seq(lit(x[0]!), sameLength(x.slice(1), '9'.repeat(n))),
-      b - a > 1 ? seq(digits(a + 1, b - 1)!, rep(D, n, n)) : null,
-      seq(lit(y[0]!), sameLength('0'.repeat(n), y.slice(1))),
+      lowFull ? null : seq(lit(x[0]!), sameLength(x.slice(1), '9'.repeat(n))),
+      from <= to ? seq(digits(from, to)!, rep(D, n, n)) : null,
+      highFull ? null : seq(lit(y[0]!), sameLength('0'.repeat(n), y.slice(1))),
     ),
   );
 }
@@ -48,11 +53,23 @@ function naturals(a: bigint, b: bigint | null): Regex | null {
   const la = a.toString().length;
   const lb = b === null ? null : b.toString().length;
   const parts: Regex[] = [];
+  // Lengths whose every number is in range, one after another, are one branch: [1-9][0-9]{m,n}.
+  let full: [number, number] | null = null;
+  const flush = () => {
+    if (full) parts.push(seq(digits(1, 9)!, rep(D, full[0] - 1, full[1] - 1)));
+    full = null;
+  };
   for (let len = la; lb === null ? len === la : len <= lb; len++) {
     const lo = len === la ? a.toString() : `1${'0'.repeat(len - 1)}`;
     const hi = lb !== null && len === lb ? b!.toString() : '9'.repeat(len);
+    if (/^10*$/.test(lo) && /^9+$/.test(hi)) {
+      full = full ? [full[0], len] : [len, len];
+      continue;
+    }
+    flush();
     parts.push(sameLength(lo, hi));
   }
+  flush();
   if (lb === null) parts.push(seq(digits(1, 9)!, rep(D, la, null)));
   return alt(...parts);
 }
@@ -87,6 +104,7 @@ export function integerMultiples(k: bigint, lo: bigint | null, hi: bigint | null
   const range = integerRange(lo, hi);
   if (range === null) return null;
   if (k === 1n) return { regex: range };
+  if (k > BigInt(MAX_MODULUS_STATES)) throw new SchemaRefusal([], `a multiple of ${k} needs ${k} automaton states (more than ${MAX_MODULUS_STATES}); use a smaller multipleOf`);
   // Remainders of the digits read so far: state 0 start, 1 after "-", 2 + r.
   const n = Number(k);
   const mod: Dfa = { accept: [false, false], edges: [[{ set: [[0x2d, 0x2d]], to: 1 }], []] };
@@ -95,6 +113,72 @@ export function integerMultiples(k: bigint, lo: bigint | null, hi: bigint | null
   for (let r = 0; r < n; r++) for (let d = 0; d <= 9; d++) mod.edges[2 + r]!.push({ set: [[0x30 + d, 0x30 + d]], to: 2 + ((r * 10 + d) % n) });
   const dfa = intersect(regexDfa(range), mod);
   return dfa.accept.length === 0 ? null : { dfa };
+}
+
+/**
+ * `multipleOf` values as one integer test: a number x is a multiple of every d_i = m_i / 10^k_i
+ * (m_i a whole number, the exact decimal of the schema's double) exactly when x · 10^K is a whole
+ * number divisible by `modulus` = lcm(m_i · 10^(K − k_i)), K = max k_i. Decimal arithmetic, as JSON
+ * Schema defines `multipleOf`, not floating-point division.
+ */
+export function multipleTest(values: readonly number[]): { modulus: bigint; places: number } {
+  const ds = values.map((v) => decimalOf(v));
+  const places = Math.max(0, ...ds.map((d) => d.frac.length));
+  let modulus = 1n;
+  for (const d of ds) {
+    const m = BigInt(d.int + d.frac) * 10n ** BigInt(places - d.frac.length);
+    modulus = (modulus / gcdOf(modulus, m)) * m;
+  }
+  return { modulus, places };
+}
+
+function gcdOf(a: bigint, b: bigint): bigint {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Remainders a multiple automaton may track: a state per remainder and fraction digit read. */
+export const MAX_MODULUS_STATES = 20_000;
+
+/**
+ * The numbers in `range` (texts `-?int(.frac)?`) that are multiples of every value in `values`
+ * (multipleTest): the range intersected with an automaton of the remainder, modulo `modulus`, of
+ * the digits read so far and the count of fraction digits (at most `places`); a text is accepted
+ * where its digits · 10^(places − fraction digits) ≡ 0. Written with at most `places` decimals.
+ */
+export function decimalMultiples(values: readonly number[], range: Lang): Lang | null {
+  const { modulus, places } = multipleTest(values);
+  const n = Number(modulus);
+  if (n * (places + 1) > MAX_MODULUS_STATES) {
+    throw new SchemaRefusal([], `a multiple of ${values.join(' and ')} needs ${n * (places + 1)} automaton states (more than ${MAX_MODULUS_STATES}); use a simpler multipleOf`);
+  }
+  const pow = (e: number) => Number(10n ** BigInt(e) % modulus);
+  // States: 0 start, 1 after "-", then (f, r) at 2 + f · n + r: f fraction digits read (0 before
+  // or at the point, where "." moves from (0, r) to the point state), remainder r.
+  const id = (f: number, r: number) => 2 + f * n + r;
+  const point = 2 + (places + 1) * n; // after ".", remainders (0..n−1) again with f = 0 → n states
+  const pid = (r: number) => point + r;
+  const total = point + n;
+  const dfa: Dfa = { accept: Array.from({ length: total }, () => false), edges: Array.from({ length: total }, () => []) };
+  const digit = (d: number) => [[0x30 + d, 0x30 + d]] as [number, number][];
+  dfa.edges[0]!.push({ set: [[0x2d, 0x2d]], to: 1 });
+  for (const from of [0, 1]) for (let d = 0; d <= 9; d++) dfa.edges[from]!.push({ set: digit(d), to: id(0, d % n) });
+  for (let f = 0; f <= places; f++) {
+    for (let r = 0; r < n; r++) {
+      const at = id(f, r);
+      dfa.accept[at] = (r * pow(places - f)) % n === 0;
+      if (f === 0) {
+        for (let d = 0; d <= 9; d++) dfa.edges[at]!.push({ set: digit(d), to: id(0, (r * 10 + d) % n) });
+        if (places > 0) dfa.edges[at]!.push({ set: [[0x2e, 0x2e]], to: pid(r) });
+      } else if (f < places) {
+        for (let d = 0; d <= 9; d++) dfa.edges[at]!.push({ set: digit(d), to: id(f + 1, (r * 10 + d) % n) });
+      }
+    }
+  }
+  // After the point, at least one digit.
+  for (let r = 0; r < n; r++) for (let d = 0; d <= 9; d++) dfa.edges[pid(r)]!.push({ set: digit(d), to: id(1, (r * 10 + d) % n) });
+  const ranged = intersect('dfa' in range ? range.dfa : regexDfa(range.regex), dfa);
+  return ranged.accept.length === 0 ? null : { dfa: ranged };
 }
 
 /** A decimal as digits: integer part (no leading zeros) and fraction (no trailing zeros). */
