@@ -1,4 +1,4 @@
-import { JevError, parseChatRequest, toJevError, type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type DecisionResponse, type ExtractionResponse, type ModelList } from '../contract/index.ts';
+import { JevError, toJevError, type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type DecisionResponse, type ExtractionResponse, type ModelList } from '../contract/index.ts';
 import { idleStatus, type CallHandle, type DebugAction, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions, type UnloadReport } from '../protocol/engine-api.ts';
 import type { EngineBeat, EngineFault } from '../protocol/supervision.ts';
 import { complete } from './chat/chat.ts';
@@ -238,14 +238,17 @@ export class Engine implements EngineApi {
   async chat(body: unknown, call: CallHandle, onChunk?: (chunk: ChatCompletionChunk) => void | Promise<void>): Promise<ChatCompletion> {
     // Only a request with a grammar waits for it outside the queue; any other takes its turn at
     // once, so that requests keep the order they came in (test/reliability/cancellation.test.ts).
-    const request = grammarRequest(body);
-    if (request) await this.#grammarAhead(request);
-    return this.#front.chat(body, call, (lm, request, signal) => {
-      // A stream that has begun cannot be told again: it is retried only before its first chunk.
-      let begun = false;
-      const sent = onChunk && ((chunk: ChatCompletionChunk) => ((begun = true), onChunk(chunk)));
-      return this.#underPressure(() => complete(lm, request, { signal, onChunk: sent, prefixes: this.#prefixes, grammars: this.#grammars }), () => !begun);
-    });
+    return this.#front.chat(
+      body,
+      call,
+      (lm, request, signal) => {
+        // A stream that has begun cannot be told again: it is retried only before its first chunk.
+        let begun = false;
+        const sent = onChunk && ((chunk: ChatCompletionChunk) => ((begun = true), onChunk(chunk)));
+        return this.#underPressure(() => complete(lm, request, { signal, onChunk: sent, prefixes: this.#prefixes, grammars: this.#grammars }), () => !begun);
+      },
+      (request) => this.#grammarAhead(request),
+    );
   }
 
   /**
@@ -254,6 +257,7 @@ export class Engine implements EngineApi {
    * the front refuses is left to it, as is a request that finds no model.
    */
   async #grammarAhead(request: ChatRequest): Promise<void> {
+    if (request.response_format.type === 'text' && request.tools.length === 0) return;
     const lm = await this.#ready().catch(() => null);
     if (!lm) return;
     await warmGrammar(lm, request, this.#grammars);
@@ -386,13 +390,3 @@ export function decisionsReuse(lm: LanguageModel): boolean {
   return lm.dtype !== 'q8';
 }
 
-/** The chat request a body holds where it asks for a grammar (a response format or tools), else null (a body the front will refuse included). */
-function grammarRequest(body: unknown): ChatRequest | null {
-  let request: ChatRequest;
-  try {
-    request = parseChatRequest(body);
-  } catch {
-    return null;
-  }
-  return request.response_format.type !== 'text' || request.tools.length > 0 ? request : null;
-}

@@ -68,13 +68,28 @@ export class RequestFront<M extends FrontModel> {
     });
   }
 
-  /** A chat completion: validated, then `work` on the ready model, once the model it names is this one. */
-  async chat(body: unknown, call: CallHandle, work: (model: M, request: ChatRequest, signal: AbortSignal) => Promise<ChatCompletion>): Promise<ChatCompletion> {
+  /**
+   * A chat completion: validated (once), then `work` on the ready model, once the model it names is
+   * this one. `ahead` (a grammar compiled before the request's turn) runs first, outside the
+   * engine's queue, as part of the call: a cancel while it runs ends the call at once, with the
+   * same abort as a cancel in the queue; what it started (a compile on a grammar worker) finishes
+   * on its own and is cached.
+   */
+  async chat(
+    body: unknown,
+    call: CallHandle,
+    work: (model: M, request: ChatRequest, signal: AbortSignal) => Promise<ChatCompletion>,
+    ahead?: (request: ChatRequest) => Promise<void>,
+  ): Promise<ChatCompletion> {
     const request = parseChatRequest(body);
-    return this.#serve(call, (model, signal) => {
-      lookUpModel(request.model, model);
-      return work(model, request, signal);
-    });
+    return this.#serve(
+      call,
+      (model, signal) => {
+        lookUpModel(request.model, model);
+        return work(model, request, signal);
+      },
+      ahead && (() => ahead(request)),
+    );
   }
 
   /** Aborts the call with this id, where it is still running. */
@@ -88,10 +103,11 @@ export class RequestFront<M extends FrontModel> {
     return { object: 'list', data: loaded ? [model('jev'), model(loaded)] : [model('jev')] };
   }
 
-  async #serve<T>(call: CallHandle, work: (model: M, signal: AbortSignal) => Promise<T>): Promise<T> {
+  async #serve<T>(call: CallHandle, work: (model: M, signal: AbortSignal) => Promise<T>, ahead?: () => Promise<void>): Promise<T> {
     const controller = new AbortController();
     this.#calls.set(call.id, controller);
     try {
+      if (ahead) await untilAborted(ahead(), controller.signal);
       return await this.#o.serve(controller.signal, (model) => work(model, controller.signal));
     } finally {
       this.#calls.delete(call.id);
@@ -103,4 +119,20 @@ export class RequestFront<M extends FrontModel> {
 export function lookUpModel(requested: string, model: Pick<FrontModel, 'id'>): void {
   if (requested === 'jev' || requested === model.id) return;
   throw new JevError('model_not_found', `The model ${JSON.stringify(requested)} does not exist here; use "jev" or "${model.id}".`, { param: 'model' });
+}
+
+/** `work`, or `signal`'s reason as soon as it aborts (the work goes on, its outcome unobserved). */
+function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -98,4 +98,25 @@ describe.skipIf(!present)(`grammar worker on ${MODEL}`, () => {
     const c = engine.grammars.counters();
     expect(c.matchersDisposed).toBe(c.matchersMade);
   }, 120_000);
+
+  it('a cancel while its grammar compiles ahead ends the call at once, not when the compile ends', async () => {
+    const id = `gw-cancel-${++n}`;
+    const t0 = performance.now();
+    const pending = engine.chat({ model: 'jev', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 40, temperature: 0, response_format: schemaFormat(HUGE) }, { id }).then(
+      () => null,
+      (e: unknown) => ({ e, at: performance.now() - t0 }),
+    );
+    await new Promise((r) => setTimeout(r, 300)); // the compile has begun on the grammar worker
+    await engine.cancel(id);
+    const out = await pending;
+    expect(out, 'the call ended in an answer').not.toBeNull();
+    expect((out!.e as Error).name).toBe('AbortError');
+    // Ended by the cancel (300 ms in), well before the compile's bound would have ended it.
+    expect(out!.at).toBeLessThan(BOUND_MS);
+    // The engine serves on: a chat and a schema reply after it.
+    const after = await chat({ temperature: 0, max_tokens: 4 });
+    expect(after.choices[0]!.finish_reason).toMatch(/stop|length/);
+    const small = await chat({ temperature: 0, response_format: schemaFormat({ enum: ['x', 'y'] }) });
+    expect(['"x"', '"y"']).toContain(small.choices[0]!.message.content);
+  }, 120_000);
 });
