@@ -44,12 +44,12 @@ export function stringContent(f: Flat, g: Ebnf, jsonChar: string): string | null
     if (max === null) return min === 0 ? `${jsonChar}*` : `${jsonChar}{${min},}`;
     return max === 0 ? '""' : min === max ? `${jsonChar}{${min}}` : `${jsonChar}{${min},${max}}`;
   }
-  if (parts.length === 1 && lengthFits(parts[0]!.regex)) return refusedAt(parts[0]!.path, () => regexExpr(parts[0]!.regex));
+  if (parts.length === 1 && lengthFits(parts[0]!.regex)) return refusedAt(parts[0]!.path, () => patternExpr(parts[0]!.regex, g));
   const dfas = parts.map((p) => refusedAt(p.path, () => regexDfa(p.regex)));
   // A language inside all the others (zod's uuid pattern beside format "uuid"): written alone.
   for (let i = 0; i < parts.length; i++) {
     if (!lengthFits(parts[i]!.regex)) continue;
-    if (dfas.every((d, j) => j === i || isSubset(dfas[i]!, d))) return refusedAt(parts[i]!.path, () => regexExpr(parts[i]!.regex));
+    if (dfas.every((d, j) => j === i || isSubset(dfas[i]!, d))) return refusedAt(parts[i]!.path, () => patternExpr(parts[i]!.regex, g));
   }
   const last = parts[parts.length - 1]!.path;
   let dfa: Dfa = dfas[0]!;
@@ -59,4 +59,20 @@ export function stringContent(f: Flat, g: Ebnf, jsonChar: string): string | null
   if (isEmpty(dfa)) return null;
   const start = dfaRules(dfa, g, 'str');
   return start;
+}
+
+/**
+ * A pattern's language as EBNF: an unbounded one (a `*` or `+`: a URI, an e-mail address) as its
+ * automaton, one rule per state, which xgrammar compiles faster than the nested expression
+ * (format uri 308 -> 176 ms, email 217 -> 162 ms on a 49,152-token vocabulary, 2026-12-02); a
+ * bounded one (a UUID, a date) as the expression, which is smaller there.
+ */
+function patternExpr(regex: Regex, g: Ebnf): string {
+  if (lengthRange(regex)[1] !== null) return regexExpr(regex);
+  try {
+    return dfaRules(regexDfa(regex), g, 'str') ?? regexExpr(regex);
+  } catch (e) {
+    if (e instanceof SchemaRefusal) return regexExpr(regex); // too many states as an automaton: the expression
+    throw e;
+  }
 }
