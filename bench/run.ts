@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   }
   if (options.only === 'structured') {
     // Chat under a JSON schema alone: the SmolLM2-shaped model, its own Chromium; JSON only, docs untouched.
-    options.grid = options.formats = options.peers = options.logits = false;
+    options.grid = options.formats = options.peers = options.logits = options.tabs = false;
     options.models = [SMOL];
     options.md = null;
   }
