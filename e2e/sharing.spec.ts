@@ -15,6 +15,12 @@ const BODY = {
   questions: { urgent: { type: 'noul', instructions: 'Is it urgent?' }, mood: { type: 'score', instructions: 'How angry?', criteria: ['calm', 'annoyed', 'angry'] } },
 };
 const CHAT = { model: 'jev', messages: [{ role: 'user', content: 'Tell me a story.' }], max_tokens: 12, temperature: 0, stop: [] };
+const EXTRACT = {
+  model: 'jev',
+  state: [{ type: 'text', text: 'Invoice INV-117 from Acme Ltd, total 1,234.50 EUR, due 2024-02-29.' }],
+  fields: { vendor: { type: 'text', instructions: 'Who sent it?' }, total: { type: 'number', decimals: 2 }, due: { type: 'date' } },
+  referenceDate: '2024-03-01',
+};
 
 let host: ModelHost;
 let profile: string;
@@ -49,6 +55,7 @@ async function openTab(exclude: number[]): Promise<{ page: Page; renderer: numbe
 
 const decide = (page: Page) => page.evaluate((body) => (window as any).jev.decisions.create(body), BODY);
 const chat = (page: Page) => page.evaluate((body) => (window as any).jev.chat.completions.create(body), CHAT);
+const extract = (page: Page) => page.evaluate((body) => (window as any).jev.extractions.create(body), EXTRACT);
 const status = (page: Page) => page.evaluate(() => (window as any).jev.status());
 /** Requests for model weights (onnx/…) the mirror served. */
 const weightFetches = () => host.requests.filter((r) => r.startsWith('GET ') && r.includes('/onnx/'));
@@ -60,7 +67,7 @@ async function loneAnswers(browserContextFactory: () => Promise<BrowserContext>)
   const page = await lone.newPage();
   await page.goto(appUrl());
   await page.evaluate(() => (window as any).jev.ready);
-  const out = { decision: await decide(page), chat: await chat(page) };
+  const out = { decision: await decide(page), chat: await chat(page), extraction: await extract(page) };
   await lone.close();
   return out;
 }
@@ -68,7 +75,7 @@ async function loneAnswers(browserContextFactory: () => Promise<BrowserContext>)
 /** What an answer says (ids, times and prefix-cache usage differ from call to call). */
 const said = (x: { answers?: unknown; choices?: unknown; model?: unknown }) => ({ answers: x.answers, choices: x.choices, model: x.model });
 
-test('two and then three pages of one origin: the model is fetched and loaded once, every page answers as a lone engine does, and the other pages hold no model', async ({ browser }) => {
+test('two and then three pages of one origin: the model is fetched and loaded once, every page answers as a lone engine does (decisions, chat, extraction), and the other pages hold no model', async ({ browser }) => {
   test.setTimeout(300_000);
   const lone = await loneAnswers(() => browser.newContext({ baseURL: `http://127.0.0.1:${PREVIEW_PORT}` }));
 
@@ -100,6 +107,10 @@ test('two and then three pages of one origin: the model is fetched and loaded on
   for (const page of pages) {
     expect(said(await decide(page))).toEqual(said(lone.decision));
     expect(said(await chat(page))).toEqual(said(lone.chat));
+    // An extraction relayed to the host's engine: the same values, probabilities and sources.
+    const extraction = await extract(page);
+    expect(Object.keys(extraction.answers)).toEqual(['vendor', 'total', 'due']);
+    expect(said(extraction)).toEqual(said(lone.extraction));
     const viaFetch = await page.evaluate(async (body) => {
       const r = await (window as any).jev.fetch('/inference/jev/api/alpha/decisions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
       return r.json();

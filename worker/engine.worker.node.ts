@@ -2,12 +2,16 @@
 // page's engine over Comlink on the thread's port, with the thread's host for the supervisor. Wiring only.
 import { parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
+import { InferenceSession } from 'onnxruntime-node';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { installErrorTransfer } from '../src/protocol/comlink-errors.ts';
 import { threadEngine } from '../src/server/embedded-engine.ts';
+import { installInt8Accuracy } from '../src/server/int8-accuracy-sessions.ts';
 import type { EngineThreadData } from '../src/server/engine-thread.ts';
 import { threadHost } from '../src/server/thread-host.ts';
 
 installErrorTransfer();
+// 4-bit projections with 8-bit activations on onnxruntime-node's CPU kernels (engine/graph/int8-accuracy.ts).
+installInt8Accuracy(InferenceSession as never);
 const port = parentPort!;
 Comlink.expose(threadEngine(workerData as EngineThreadData, threadHost(port)), nodeEndpoint(port));
