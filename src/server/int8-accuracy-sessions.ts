@@ -1,34 +1,45 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { withInt8Accuracy } from '../engine/graph/int8-accuracy.ts';
+import { withNbitsHead } from '../engine/graph/nbits-head.ts';
 
 interface SessionFactory {
   create(...args: unknown[]): Promise<unknown>;
 }
 
-/** What the patched factory has done since it was installed: models rewritten, and their MatMulNBits nodes. */
+/** What the patched factory has done since it was installed: models rewritten, their MatMulNBits nodes raised, and their heads made 8-bit. */
 export interface Int8AccuracyCount {
   models: number;
   nodes: number;
+  heads: number;
+}
+
+/** A q4 graph for onnxruntime-node's int8 kernels: its projections raised (int8-accuracy.ts), then its float32 head made an 8-bit MatMulNBits (nbits-head.ts). */
+export function nodeQ4Rewrite(model: Uint8Array): { graph: Uint8Array; nodes: number; head: boolean } | null {
+  const raised = withInt8Accuracy(model);
+  if (!raised) return null;
+  const head = withNbitsHead(raised.graph);
+  return { graph: head?.graph ?? raised.graph, nodes: raised.nodes, head: head !== null };
 }
 
 /**
  * The engine's thread, in Node: every session onnxruntime-node creates from a model file (a path
  * or bytes, as transformers.js hands it) gets its 4-bit projections computed with 8-bit
- * activations (engine/graph/int8-accuracy.ts), the file being read and rewritten first. A model
+ * activations (engine/graph/int8-accuracy.ts) and a float32 lm_head as an 8-bit MatMulNBits
+ * (engine/graph/nbits-head.ts), the file being read and rewritten first. A model
  * given with external data files beside it, or with no MatMulNBits to raise, is created as it was.
  * Installed once per thread, before the engine loads (worker/engine.worker.node.ts).
  */
 export function installInt8Accuracy(factory: SessionFactory): Int8AccuracyCount {
-  const count: Int8AccuracyCount = { models: 0, nodes: 0 };
+  const count: Int8AccuracyCount = { models: 0, nodes: 0, heads: 0 };
   const original = factory.create.bind(factory);
   factory.create = async (model: unknown, ...rest: unknown[]) => {
     // A path: its external data (relative to it) is read by onnxruntime from there; bytes would lose that.
     if (typeof model === 'string' && !(await hasExternalData(model))) {
-      const rewritten = withInt8Accuracy(new Uint8Array(await readFile(model)));
+      const rewritten = nodeQ4Rewrite(new Uint8Array(await readFile(model)));
       if (rewritten) return created(count, rewritten, () => original(rewritten.graph, ...rest));
     } else if (model instanceof Uint8Array && !hasExternalDataOption(rest[0])) {
-      const rewritten = withInt8Accuracy(model);
+      const rewritten = nodeQ4Rewrite(model);
       if (rewritten) return created(count, rewritten, () => original(rewritten.graph, ...rest));
     }
     return original(model, ...rest);
@@ -36,10 +47,11 @@ export function installInt8Accuracy(factory: SessionFactory): Int8AccuracyCount 
   return count;
 }
 
-async function created(count: Int8AccuracyCount, rewritten: { nodes: number }, create: () => Promise<unknown>): Promise<unknown> {
+async function created(count: Int8AccuracyCount, rewritten: { nodes: number; head: boolean }, create: () => Promise<unknown>): Promise<unknown> {
   const session = await create();
   count.models++;
   count.nodes += rewritten.nodes;
+  if (rewritten.head) count.heads++;
   return session;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The in-process server's q4 sessions compute their 4-bit projections with 8-bit activations
- * (engine/graph/int8-accuracy.ts, installed in the engine's thread by
- * server/int8-accuracy-sessions.ts). Checked against independent readings: every MatMulNBits of a
+ * (engine/graph/int8-accuracy.ts) and their float32 lm_head as an 8-bit MatMulNBits
+ * (engine/graph/nbits-head.ts), installed in the engine's thread by server/int8-accuracy-sessions.ts. Checked against independent readings: every MatMulNBits of a
  * generated q4 export gets `accuracy_level` 4 and every other node is byte for byte the same; the
  * rewritten graph runs in onnxruntime-node and its logits stay within the int8 activations' error
  * of the original's; and the served q4 engine answers decisions that differ from the unrewritten
@@ -13,7 +13,10 @@ import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionResponse } from '../../src/contract/index.ts';
 import { withInt8Accuracy } from '../../src/engine/graph/int8-accuracy.ts';
+import { withNbitsHead } from '../../src/engine/graph/nbits-head.ts';
+import { nodeQ4Rewrite } from '../../src/server/int8-accuracy-sessions.ts';
 import { GRAPH_NODE, graphFieldOf, parseNode } from '../../src/engine/graph/onnx-messages.ts';
+import { readGraph } from '../../src/engine/graph/onnx-graph.ts';
 import { fields } from '../../src/engine/graph/onnx-wire.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
 import { startServer, type RunningServer } from '../../src/server/serve.ts';
@@ -54,6 +57,35 @@ describe('4-bit projections with 8-bit activations (accuracy_level 4)', () => {
     expect(withInt8Accuracy(rewritten.graph)).toBeNull();
   });
 
+  it('makes the float32 lm_head an 8-bit MatMulNBits whose weights dequantize to within half a step of the float matrix', () => {
+    const raised = withInt8Accuracy(original)!;
+    const head = withNbitsHead(raised.graph)!;
+    expect(head).not.toBeNull();
+    const before = nodesOf(raised.graph);
+    const after = nodesOf(head.graph);
+    expect(before.filter((n) => n.op === 'Gemm')).toHaveLength(1);
+    expect(after.filter((n) => n.op === 'Gemm')).toHaveLength(0);
+    expect(after.filter((n) => n.op === 'MatMulNBits')).toHaveLength(before.filter((n) => n.op === 'MatMulNBits').length + 1);
+    // An independent reading of the new initializers: each weight within half a quantization step of the float one.
+    const g = readGraph(head.graph)!;
+    const q = g.tensors.get('jev_nbits_head/weight')!;
+    const scales = g.tensors.get('jev_nbits_head/scales')!;
+    const gemm = [...readGraph(raised.graph)!.nodes.values()].find((n) => n.op === 'Gemm')!;
+    const w = readGraph(raised.graph)!.tensors.get(gemm.inputs[1]!)!;
+    const [N, K] = w.dims as [number, number];
+    expect(q.dims).toEqual([N, K / 32, 32]);
+    const wf = new Float32Array(w.data!.slice().buffer);
+    const sf = new Float32Array(scales.data!.slice().buffer);
+    let worst = 0;
+    for (let n = 0; n < N; n += 7) for (let k = 0; k < K; k++) {
+      const s = sf[n * (K / 32) + Math.floor(k / 32)]!;
+      worst = Math.max(worst, Math.abs((q.data![n * K + k]! - 128) * s - wf[n * K + k]!) / s);
+    }
+    expect(worst).toBeLessThanOrEqual(0.5 + 1e-4);
+    // A float32 graph (no MatMulNBits) keeps its exact head.
+    expect(withNbitsHead(new Uint8Array(readFileSync(join(GENERATED, TINY, 'onnx', 'model.onnx'))))).toBeNull();
+  });
+
   it('runs in onnxruntime-node, its logits within the int8 activations\' error of the original', async () => {
     const feeds = async (s: ort.InferenceSession) => {
       const out: Record<string, ort.Tensor> = {};
@@ -72,7 +104,7 @@ describe('4-bit projections with 8-bit activations (accuracy_level 4)', () => {
       return out;
     };
     const a = await ort.InferenceSession.create(original);
-    const b = await ort.InferenceSession.create(withInt8Accuracy(original)!.graph);
+    const b = await ort.InferenceSession.create(nodeQ4Rewrite(original)!.graph);
     const la = (await a.run(await feeds(a)))['logits']!.data as Float32Array;
     const lb = (await b.run(await feeds(b)))['logits']!.data as Float32Array;
     expect(lb.length).toBe(la.length);
