@@ -247,7 +247,7 @@ export class Engine implements EngineApi {
         const sent = onChunk && ((chunk: ChatCompletionChunk) => ((begun = true), onChunk(chunk)));
         return this.#underPressure(() => complete(lm, request, { signal, onChunk: sent, prefixes: this.#prefixes, grammars: this.#grammars }), () => !begun);
       },
-      (request) => this.#grammarAhead(request),
+      (request) => (request.response_format.type !== 'text' || request.tools.length > 0 ? this.#grammarAhead(request) : null),
     );
   }
 
@@ -257,7 +257,6 @@ export class Engine implements EngineApi {
    * the front refuses is left to it, as is a request that finds no model.
    */
   async #grammarAhead(request: ChatRequest): Promise<void> {
-    if (request.response_format.type === 'text' && request.tools.length === 0) return;
     const lm = await this.#ready().catch(() => null);
     if (!lm) return;
     await warmGrammar(lm, request, this.#grammars);

@@ -70,8 +70,8 @@ export class RequestFront<M extends FrontModel> {
 
   /**
    * A chat completion: validated (once), then `work` on the ready model, once the model it names is
-   * this one. `ahead` (a grammar compiled before the request's turn) runs first, outside the
-   * engine's queue, as part of the call: a cancel while it runs ends the call at once, with the
+   * this one. `ahead` (a grammar compiled before the request's turn; null where there is none,
+   * so that the request is queued at once) runs first, outside the engine's queue, as part of the call: a cancel while it runs ends the call at once, with the
    * same abort as a cancel in the queue; what it started (a compile on a grammar worker) finishes
    * on its own and is cached.
    */
@@ -79,7 +79,7 @@ export class RequestFront<M extends FrontModel> {
     body: unknown,
     call: CallHandle,
     work: (model: M, request: ChatRequest, signal: AbortSignal) => Promise<ChatCompletion>,
-    ahead?: (request: ChatRequest) => Promise<void>,
+    ahead?: (request: ChatRequest) => Promise<void> | null,
   ): Promise<ChatCompletion> {
     const request = parseChatRequest(body);
     return this.#serve(
@@ -103,11 +103,13 @@ export class RequestFront<M extends FrontModel> {
     return { object: 'list', data: loaded ? [model('jev'), model(loaded)] : [model('jev')] };
   }
 
-  async #serve<T>(call: CallHandle, work: (model: M, signal: AbortSignal) => Promise<T>, ahead?: () => Promise<void>): Promise<T> {
+  async #serve<T>(call: CallHandle, work: (model: M, signal: AbortSignal) => Promise<T>, ahead?: () => Promise<void> | null): Promise<T> {
     const controller = new AbortController();
     this.#calls.set(call.id, controller);
     try {
-      if (ahead) await untilAborted(ahead(), controller.signal);
+      // Nothing to do ahead (null): the request takes its turn in the queue at once, in the order it came.
+      const pending = ahead?.() ?? null;
+      if (pending) await untilAborted(pending, controller.signal);
       return await this.#o.serve(controller.signal, (model) => work(model, controller.signal));
     } finally {
       this.#calls.delete(call.id);
