@@ -2,9 +2,9 @@
  * Structured output in Chromium: a json_schema chat completion through the service worker's
  * `/v1/chat/completions` (whole and streamed) on a generated family model, on wasm. The engine
  * loads @mlc-ai/web-xgrammar (its own chunk, a dynamic import in the worker) for the first request
- * that needs it; the reply parses and validates (ajv, here in Node). An integer `multipleOf` is
- * enforced (the replies are multiples, checked here by arithmetic as well as by ajv); a keyword the
- * engine still cannot enforce (`not`, a non-integer `multipleOf`) is a 400 pointing at it.
+ * that needs it; the reply parses and validates (ajv, here in Node). Integer and decimal
+ * `multipleOf` are enforced (the replies are multiples, checked here by arithmetic as well as by
+ * ajv); a keyword the engine still cannot enforce (`not` of a type, `contains`) is a 400 pointing at it.
  */
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -14,11 +14,11 @@ import { PERSON_SCHEMA } from '../test/support/person-schema.ts';
 
 const MODEL = 'tiny-random-llama3';
 const SCHEMA = PERSON_SCHEMA;
-/** Integer multiples, one unbounded and one two-sided: enforced by the schema compiler's remainder automaton. */
+/** Integer multiples, one unbounded and one two-sided, and a decimal one: enforced by the schema compiler's remainder automata. */
 const MULTIPLES_SCHEMA = {
   type: 'object',
-  properties: { n: { type: 'integer', multipleOf: 3 }, m: { type: 'integer', multipleOf: 7, minimum: -50, maximum: 50 } },
-  required: ['n', 'm'],
+  properties: { n: { type: 'integer', multipleOf: 3 }, m: { type: 'integer', multipleOf: 7, minimum: -50, maximum: 50 }, d: { type: 'number', multipleOf: 0.25, minimum: 0, maximum: 10 } },
+  required: ['n', 'm', 'd'],
   additionalProperties: false,
 };
 
@@ -58,7 +58,7 @@ test(`${MODEL}: a json_schema chat through the service worker validates, whole a
     };
     const refused = {
       not: await refuse({ type: 'integer', not: { const: 3 } }),
-      decimalMultipleOf: await refuse({ type: 'number', multipleOf: 0.5 }),
+      contains: await refuse({ type: 'array', contains: { const: 1 } }),
     };
     return { whole, streamed, finish, contentType: res.headers.get('Content-Type'), multiples, refused };
   }, [SCHEMA, MULTIPLES_SCHEMA] as const);
@@ -80,13 +80,15 @@ test(`${MODEL}: a json_schema chat through the service worker validates, whole a
     expect(validateMultiples(value), `${reply.message.content}: ${JSON.stringify(validateMultiples.errors)}`).toBe(true);
     expect(Number.isSafeInteger(value.n) && value.n % 3 === 0, reply.message.content).toBe(true);
     expect(Number.isSafeInteger(value.m) && value.m % 7 === 0 && value.m >= -50 && value.m <= 50, reply.message.content).toBe(true);
+    // A quarter is exact in binary: d · 4 is a whole number exactly when d is a multiple of 0.25.
+    expect(Number.isInteger(value.d * 4) && value.d >= 0 && value.d <= 10, reply.message.content).toBe(true);
   }
 
   expect(out.refused.not.status).toBe(400);
   expect(out.refused.not.body.error).toMatchObject({ code: 'invalid_request', param: 'response_format.json_schema.schema.not' });
-  expect(out.refused.decimalMultipleOf.status).toBe(400);
-  expect(out.refused.decimalMultipleOf.body.error).toMatchObject({
+  expect(out.refused.contains.status).toBe(400);
+  expect(out.refused.contains.body.error).toMatchObject({
     code: 'invalid_request',
-    param: 'response_format.json_schema.schema.multipleOf',
+    param: 'response_format.json_schema.schema.contains',
   });
 });
