@@ -68,6 +68,24 @@ function naiveAllowed(table: TokenBytes, m: ByteAutomaton<unknown>, state: unkno
   return out;
 }
 
+/**
+ * The same answers: every value, guess, source and type equal, `pNull` and `confidence` within
+ * 1e-5 (the fields' values are decoded as rows of batched passes, whose matrix products may round
+ * their last bits differently from a pass of one row).
+ */
+function expectSameAnswers(got: Record<string, ExtractionAnswer>, want: Record<string, ExtractionAnswer>): void {
+  expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
+  const close = (path: string, a: unknown, b: unknown): void => {
+    if (typeof a === 'number' && typeof b === 'number' && /(pNull|confidence)$/.test(path)) {
+      expect(Math.abs(a - b), path).toBeLessThan(1e-5);
+    } else if (a && b && typeof a === 'object' && typeof b === 'object') {
+      expect(Object.keys(a).sort(), path).toEqual(Object.keys(b).sort());
+      for (const k of Object.keys(a)) close(`${path}.${k}`, (a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]);
+    } else expect(a, path).toEqual(b);
+  };
+  for (const key of Object.keys(want)) close(key, got[key], want[key]);
+}
+
 function checkWellTyped(key: string, a: ExtractionAnswer, parts: { type: string; text: string }[]): void {
   expect(extractionAnswerSchema.safeParse(a).success, key).toBe(true);
   if (a.type === 'refusal') return;
@@ -174,14 +192,14 @@ for (const m of MODELS) {
       for (const [key, a] of Object.entries(first.response.answers)) checkWellTyped(key, a, request.parts);
     });
 
-    it('answers do not depend on the order of the fields nor on which others are asked', async () => {
+    it('answers do not depend on the order of the fields nor on which others are asked (probabilities within 1e-5: batched rows, decode-rows.ts)', async () => {
       const keys = Object.keys(FIELDS);
       const reversed = Object.fromEntries([...keys].reverse().map((k) => [k, FIELDS[k as keyof typeof FIELDS]]));
       const again = await extract(lm, parseExtractionRequest({ ...BODY, fields: reversed }), { prefixes: big() });
-      expect(again.response.answers).toEqual(first.response.answers);
+      expectSameAnswers(again.response.answers, first.response.answers);
       for (const key of ['total', 'names', 'due']) {
         const alone = await extract(lm, parseExtractionRequest({ ...BODY, fields: { [key]: FIELDS[key as keyof typeof FIELDS] } }), { prefixes: null });
-        expect(alone.response.answers[key]).toEqual(first.response.answers[key]);
+        expectSameAnswers({ [key]: alone.response.answers[key]! }, { [key]: first.response.answers[key]! });
       }
     }, 300_000);
   });

@@ -1,16 +1,13 @@
 /**
  * One field's passes after the state's cache: its prompt (the root distribution), the `null`
- * path by teacher forcing, and the value decoded greedily under its type's machine.
+ * path by teacher forcing, and the value decoded greedily under its type's machine
+ * (value-decoder.ts), here alone, or beside other fields in batched passes (decode-rows.ts).
  *
  * - `pNull` = A / (A + V): A is the probability of the `null` path (the product of its tokens'
  *   probabilities, as a multi-token label is scored), V the probability of the tokens a value may
  *   start with, less A where `null`'s first token is one of them (its mass that goes on to spell
  *   `null` is the absent answer's, not a value's).
- * - The value: at each step the tokens the machine allows (token-mask.ts), and the end tokens
- *   where the bytes so far are a whole value; the most probable of them (the lowest id on a tie).
- *   `confidence` is the product of each chosen token's probability renormalised over the allowed
- *   ones. Where only an end is allowed, the value ends without a pass (probability 1).
- * - A step with nothing allowed, or a value that would not fit the context, is a refusal.
+ * - The value: value-decoder.ts.
  *
  * Every cache made here is disposed here; the state's cache is read, never changed.
  */
@@ -18,8 +15,8 @@ import { LanguageModel } from '../model/language-model.ts';
 import type { KvCache } from '../model/kv-cache.ts';
 import { afterFixed, type ByteAutomaton } from './byte-automaton.ts';
 import type { FieldPlan } from './field-plan.ts';
-import { allowedTokens } from './token-mask.ts';
 import { bytesOf, type TokenBytes } from './token-bytes.ts';
+import { ValueDecoder } from './value-decoder.ts';
 
 export interface DecodedField {
   /** log A: the `null` path's log-probability. */
@@ -42,7 +39,21 @@ export interface DecodedField {
   fed: number;
 }
 
-export async function decodeField(
+/** A field after its prompt and `null` passes: its value's decoder started, and the cache after its prompt (owned here until `decodedField`'s caller disposes it). */
+export interface OpenField {
+  plan: FieldPlan;
+  nullLogProb: number;
+  valueMass: number;
+  pNull: number;
+  decoder: ValueDecoder<unknown>;
+  /** The cache after the prompt; the caller disposes it. */
+  cache: KvCache;
+  /** Tokens fed so far: the prompt and the null row. */
+  fed: number;
+}
+
+/** The prompt's pass, the `null` path, and the value's first step (from the prompt's distribution). */
+export async function openField(
   lm: LanguageModel,
   table: TokenBytes,
   stateCache: KvCache,
@@ -51,7 +62,7 @@ export async function decodeField(
   machine: ByteAutomaton<unknown>,
   maxSteps: number,
   signal: AbortSignal | undefined,
-): Promise<DecodedField> {
+): Promise<OpenField> {
   const promptPass = await lm.forward(plan.promptIds, stateCache, 1);
   let rootLogProbs: Float64Array;
   try {
@@ -59,7 +70,7 @@ export async function decodeField(
   } finally {
     promptPass.logits.dispose();
   }
-  let cache = promptPass.cache;
+  const cache = promptPass.cache;
   let fed = plan.promptIds.length;
   try {
     // The null path, teacher-forced.
@@ -76,91 +87,79 @@ export async function decodeField(
       }
       fed += row.length;
     }
-
-    const m = afterFixed(plan.preamble, machine);
-    let state = m.start;
-    let allowed = allowedTokens(table, m, state);
-    let valueMass = 0;
-    for (const id of allowed.ids) valueMass += Math.exp(rootLogProbs[id]!);
-    const a = Math.exp(nullLogProb);
-    if (allowed.ids.includes(plan.nullPath[0]!)) valueMass = Math.max(0, valueMass - a);
-    const pNull = a + valueMass > 0 ? a / (a + valueMass) : 1;
-
-    const valueIds: number[] = [];
-    const tokenProbs: number[] = [];
-    let logProbs: Float64Array | null = rootLogProbs;
-    let pending: number | null = null; // chosen, not fed yet
-    let confidence = 1;
-    let refused = false;
     const contextLeft = lm.contextLength - stateTokens - plan.promptIds.length;
-    for (let step = 0; ; step++) {
-      const accepting = m.accepts(state);
-      if (accepting && allowed.ids.length === 0) break; // only an end: probability 1
-      if (step >= maxSteps || (allowed.ids.length === 0 && !accepting) || (pending !== null && valueIds.length >= contextLeft)) {
-        refused = !accepting;
-        break;
-      }
-      signal?.throwIfAborted();
-      if (pending !== null) {
-        const pass = await lm.forward([pending], cache, 1);
-        cache.dispose();
-        cache = pass.cache;
-        try {
-          logProbs = LanguageModel.logProbsAt(pass.logits, -1);
-        } finally {
-          pass.logits.dispose();
-        }
-        fed += 1;
-        pending = null;
-      }
-      const lp = logProbs!;
-      let best = -1;
-      let bestLp = -Infinity;
-      let total = 0;
-      const consider = (id: number) => {
-        const v = lp[id]!;
-        total += Math.exp(v);
-        if (v > bestLp || (v === bestLp && id < best)) {
-          bestLp = v;
-          best = id;
-        }
-      };
-      for (const id of allowed.ids) consider(id);
-      const ends = accepting ? table.endTokens : [];
-      for (const id of ends) consider(id);
-      if (best < 0 || total <= 0) {
-        refused = !accepting;
-        break;
-      }
-      const p = Math.exp(bestLp) / total;
-      confidence *= p;
-      if (ends.includes(best) && !allowed.ids.includes(best)) break;
-      state = allowed.after[allowed.ids.indexOf(best)]!;
-      valueIds.push(best);
-      tokenProbs.push(p);
-      pending = best;
-      allowed = allowedTokens(table, m, state);
-    }
-    const parts = valueIds.map((id) => bytesOf(table, id));
-    const all = new Uint8Array(parts.reduce((n, b) => n + b.length, 0));
-    let at = 0;
-    for (const b of parts) {
-      all.set(b, at);
-      at += b.length;
-    }
-    return {
-      nullLogProb,
-      valueMass,
-      pNull,
-      valueIds: refused ? null : valueIds,
-      tokenProbs,
-      tokenLengths: parts.map((b) => b.length),
-      bytes: all.subarray(plan.preamble.length),
-      bytesBefore: plan.preamble.length,
-      confidence,
-      fed,
-    };
-  } finally {
+    const decoder = new ValueDecoder(table, afterFixed(plan.preamble, machine), maxSteps, contextLeft);
+    let valueMass = 0;
+    for (const id of decoder.firstAllowed) valueMass += Math.exp(rootLogProbs[id]!);
+    const a = Math.exp(nullLogProb);
+    if (decoder.firstAllowed.includes(plan.nullPath[0]!)) valueMass = Math.max(0, valueMass - a);
+    const pNull = a + valueMass > 0 ? a / (a + valueMass) : 1;
+    decoder.start(rootLogProbs);
+    return { plan, nullLogProb, valueMass, pNull, decoder, cache, fed };
+  } catch (e) {
     cache.dispose();
+    throw e;
+  }
+}
+
+/** The field once its decoder is done. */
+export function decodedField(table: TokenBytes, open: OpenField): DecodedField {
+  const { decoder, plan } = open;
+  const parts = decoder.valueIds.map((id) => bytesOf(table, id));
+  const all = new Uint8Array(parts.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of parts) {
+    all.set(b, at);
+    at += b.length;
+  }
+  return {
+    nullLogProb: open.nullLogProb,
+    valueMass: open.valueMass,
+    pNull: open.pNull,
+    valueIds: decoder.refused ? null : decoder.valueIds,
+    tokenProbs: decoder.tokenProbs,
+    tokenLengths: parts.map((b) => b.length),
+    bytes: all.subarray(plan.preamble.length),
+    bytesBefore: plan.preamble.length,
+    confidence: decoder.confidence,
+    fed: open.fed + decoder.fed,
+  };
+}
+
+/** One field alone: each value token a pass of batch 1. */
+export async function decodeField(
+  lm: LanguageModel,
+  table: TokenBytes,
+  stateCache: KvCache,
+  stateTokens: number,
+  plan: FieldPlan,
+  machine: ByteAutomaton<unknown>,
+  maxSteps: number,
+  signal: AbortSignal | undefined,
+): Promise<DecodedField> {
+  const open = await openField(lm, table, stateCache, stateTokens, plan, machine, maxSteps, signal);
+  try {
+    await decodeAlone(lm, open, signal);
+    return decodedField(table, open);
+  } finally {
+    open.cache.dispose();
+  }
+}
+
+/** Runs an open field's decoder to its end with passes of batch 1 over its own cache (`open.cache` advances; the caller disposes it). */
+export async function decodeAlone(lm: LanguageModel, open: OpenField, signal: AbortSignal | undefined): Promise<void> {
+  const { decoder } = open;
+  while (!decoder.done) {
+    signal?.throwIfAborted();
+    const pass = await lm.forward([decoder.pending!], open.cache, 1);
+    open.cache.dispose();
+    open.cache = pass.cache;
+    let lp: Float64Array;
+    try {
+      lp = LanguageModel.logProbsAt(pass.logits, -1);
+    } finally {
+      pass.logits.dispose();
+    }
+    decoder.feed(lp);
   }
 }

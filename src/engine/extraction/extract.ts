@@ -1,7 +1,7 @@
 /**
  * An extraction: one state, F fields. The state's key/value cache is computed once (or taken from
  * the prefix cache, where a decision or an earlier extraction on the same document left it) and
- * every field branches from it (decode-field.ts), so a field's answer depends neither on the
+ * every field branches from it (decode-field.ts; the values decoded side by side, decode-rows.ts), so a field's answer depends neither on the
  * order of the fields nor on which other fields are asked. The state's cache goes back to the
  * prefix cache for the next request.
  */
@@ -10,7 +10,8 @@ import type { ExtractionAnswer, ExtractionRequest, ExtractionResponse } from '..
 import { LanguageModel } from '../model/language-model.ts';
 import { modelVersion } from '../model/model-version.ts';
 import { continueFrom, keepCache, startFrom, type PrefixCache } from '../model/prefix-cache.ts';
-import { decodeField, type DecodedField } from './decode-field.ts';
+import type { DecodedField } from './decode-field.ts';
+import { decodeFields } from './decode-rows.ts';
 import { fieldAnswer } from './field-answer.ts';
 import { fieldMachine, maxValueBytes, partsAutomaton } from './field-machine.ts';
 import { planExtraction, type FieldPlan } from './field-plan.ts';
@@ -60,14 +61,14 @@ export async function extract(lm: LanguageModel, request: ExtractionRequest, opt
   let fed = prefixIds.length - start.reused;
   let output = 0;
   try {
-    for (const field of plan.fields) {
-      signal?.throwIfAborted();
-      const machine = fieldMachine(field.field, samOf);
-      const decoded = await decodeField(lm, table, stateCache, prefixIds.length, field, machine, maxValueBytes(field.field) + 1, signal);
-      traces[field.key] = { plan: field, decoded };
-      answers[field.key] = fieldAnswer(field.field, decoded, request.parts);
-      fed += decoded.fed - (decoded.valueIds?.length ?? 0);
-      output += decoded.valueIds?.length ?? 0;
+    const jobs = plan.fields.map((field) => ({ plan: field, machine: fieldMachine(field.field, samOf), maxSteps: maxValueBytes(field.field) + 1 }));
+    const decoded = await decodeFields(lm, table, stateCache, prefixIds.length, jobs, signal);
+    for (const [i, field] of plan.fields.entries()) {
+      const d = decoded[i]!;
+      traces[field.key] = { plan: field, decoded: d };
+      answers[field.key] = fieldAnswer(field.field, d, request.parts);
+      fed += d.fed - (d.valueIds?.length ?? 0);
+      output += d.valueIds?.length ?? 0;
     }
   } catch (e) {
     keepCache(prefixes, prefixIds, stateCache);

@@ -1,6 +1,7 @@
 import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { emptyLike, floatsOf, type ElementArray } from '../runtime/float16.ts';
 import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
+import { stackRows, type CacheRows } from './kv-rows.ts';
 import { logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from '../runtime/tensor-ledger.ts';
 import { contextLengthOf, encodeText, positiveInt, type TokenizerModel } from './tokenizer-model.ts';
@@ -38,6 +39,7 @@ export class LanguageModel implements TokenizerModel {
   readonly vocabSize: number;
   readonly #hasPositionIds: boolean;
   readonly #hasLogitsToKeep: boolean;
+  #rowsExact: Promise<boolean> | undefined;
   /** Counts every token the model has been fed since load: tests observe prefill sizes here. */
   tokensFed = 0;
   forwardCalls = 0;
@@ -173,23 +175,99 @@ export class LanguageModel implements TokenizerModel {
     return this.ledger.track(new Tensor(pieces[0]!.type as 'float32', data as never, [1, rows, vocab]));
   }
 
-  async #pass(ids: readonly number[], past: KvCache, keep: number): Promise<{ logits: Tensor; cache: KvCache }> {
+  /**
+   * One pass over the rows of a batched cache (kv-rows.ts): `ids[r]` is row r's next token. Returns
+   * the logits [rows, 1, vocab] (read with `rowLogProbs`) and the batched cache one position
+   * longer, every row's mask and position advanced. The caller owns and disposes both; `rows` is
+   * left intact. Only where `rowsExact()` said yes.
+   */
+  async forwardRows(ids: readonly number[], rows: CacheRows): Promise<{ logits: Tensor; rows: CacheRows }> {
+    if (ids.length !== rows.mask.length || ids.length === 0) throw new Error(`forwardRows: ${ids.length} tokens for ${rows.mask.length} rows`);
+    if (rows.cache.disposed) throw new Error('forwardRows: cache already disposed');
+    const { logits, cache } = await this.#pass(ids, rows.cache, 1, rows);
+    const length = cache.length;
+    const mask = rows.mask.map((m) => {
+      const next = new Uint8Array(length);
+      next.set(m);
+      next[length - 1] = 1;
+      return next;
+    });
+    return { logits, rows: { cache, mask, positions: rows.positions.map((p) => p + 1) } };
+  }
+
+  /** Row `row`'s log-probabilities in a [rows, 1, vocab] logits tensor (`forwardRows`). */
+  static rowLogProbs(logits: Tensor, row: number): Float64Array {
+    const vocab = logits.dims.at(-1)!;
+    const count = logits.dims[0]!;
+    if (row < 0 || row >= count || logits.dims.at(-2) !== 1) throw new Error(`logits row ${row} out of range (${logits.dims.join('×')})`);
+    return logSoftmax(floatsOf(logits, row * vocab, vocab));
+  }
+
+  /**
+   * Whether this model's graph computes the rows of a batched cache with gaps as it computes each
+   * alone: true where attention reads the mask position by position (standard operators), false
+   * where it reads only a count of valid positions (GroupQueryAttention's seqlens_k), where there
+   * is no position_ids input, or where the cache is not in CPU memory. Decided once per model by
+   * two small continuations computed both ways (within 1e-3 in every logit); its passes are not
+   * counted in `tokensFed`.
+   */
+  rowsExact(): Promise<boolean> {
+    return (this.#rowsExact ??= this.#probeRows());
+  }
+
+  async #probeRows(): Promise<boolean> {
+    if (!this.#hasPositionIds) return false;
+    const counted = [this.tokensFed, this.forwardCalls];
+    const made: { dispose(): void }[] = [];
+    try {
+      const empty = this.emptyCache();
+      made.push(empty);
+      const long = await this.forward([1, 2, 3], empty, 1);
+      const short = await this.forward([4], empty, 1);
+      made.push(long.cache, long.logits, short.cache, short.logits);
+      const stacked = stackRows([long.cache, short.cache]);
+      if (!stacked) return false;
+      made.push(stacked.cache);
+      const both = await this.forwardRows([5, 6], stacked);
+      made.push(both.logits, both.rows.cache);
+      for (const [row, cache, id] of [[0, long.cache, 5], [1, short.cache, 6]] as const) {
+        const alone = await this.forward([id], cache, 1);
+        made.push(alone.logits, alone.cache);
+        const a = LanguageModel.logitsAt(alone.logits, -1);
+        const vocab = both.logits.dims.at(-1)!;
+        const b = floatsOf(both.logits, row * vocab, vocab);
+        for (let i = 0; i < vocab; i++) if (!(Math.abs(a[i]! - b[i]!) <= 1e-3 * Math.max(1, Math.abs(a[i]!)))) return false;
+      }
+      return true;
+    } catch {
+      return false;
+    } finally {
+      for (const t of made) t.dispose();
+      [this.tokensFed, this.forwardCalls] = counted as [number, number];
+    }
+  }
+
+  async #pass(ids: readonly number[], past: KvCache, keep: number, rows?: CacheRows): Promise<{ logits: Tensor; cache: KvCache }> {
     const n = ids.length;
-    const total = past.length + n;
+    const total = past.length + (rows ? 1 : n);
+    // Batch 1 over n tokens, or (rows) one token in each of n rows.
+    const [batch, width] = rows ? [n, 1] : [1, n];
+    const mask = new BigInt64Array(batch * total).fill(1n);
+    if (rows) for (const [r, m] of rows.mask.entries()) for (let j = 0; j < m.length; j++) if (!m[j]) mask[r * total + j] = 0n;
     const inputs: Record<string, Tensor> = {
-      input_ids: new Tensor('int64', BigInt64Array.from(ids, (i) => BigInt(i)), [1, n]),
-      attention_mask: new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
+      input_ids: new Tensor('int64', BigInt64Array.from(ids, (i) => BigInt(i)), [batch, width]),
+      attention_mask: new Tensor('int64', mask, [batch, total]),
     };
     if (this.#hasPositionIds) {
       inputs['position_ids'] = new Tensor(
         'int64',
-        BigInt64Array.from({ length: n }, (_, i) => BigInt(past.length + i)),
-        [1, n],
+        rows ? BigInt64Array.from(rows.positions, (p) => BigInt(p)) : BigInt64Array.from({ length: n }, (_, i) => BigInt(past.length + i)),
+        [batch, width],
       );
     }
     if (this.#hasLogitsToKeep) inputs['num_logits_to_keep'] = new Tensor('int64', [BigInt(keep)], []);
     const head = this.kernelHead;
-    if (head?.embeds) inputs[head.embeds] = new Tensor('float32', head.kernel.embed(ids), [1, n, head.kernel.h]);
+    if (head?.embeds) inputs[head.embeds] = new Tensor('float32', head.kernel.embed(ids), [batch, width, head.kernel.h]);
     this.ledger.trackAll(inputs);
     let outputs: Record<string, Tensor>;
     const hooks = this.passHooks;
@@ -222,9 +300,10 @@ export class LanguageModel implements TokenizerModel {
         const { kernel } = head!;
         const data = hidden.data as Float32Array;
         const all = data.length / kernel.h;
-        const rows = keep > 0 ? Math.min(keep, all) : all;
+        const kept = rows ? all : keep > 0 ? Math.min(keep, all) : all;
         this.wasmHeapBytes = wasmHeapBytes(data) ?? this.wasmHeapBytes;
-        logits = this.ledger.track(new Tensor('float32', kernel.logits(data.subarray((all - rows) * kernel.h), rows), [1, rows, kernel.v]));
+        const dims = rows ? [batch, 1, kernel.v] : [1, kept, kernel.v];
+        logits = this.ledger.track(new Tensor('float32', kernel.logits(data.subarray((all - kept) * kernel.h), kept), dims));
       }
     } finally {
       hidden?.dispose();
