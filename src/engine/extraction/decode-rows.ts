@@ -22,8 +22,8 @@ import type { TokenBytes } from './token-bytes.ts';
 
 /** The most fields decoded in one batch. */
 export const ROWS_MAX = 8;
-/** The most bytes of cache one batch stacks (the fields' caches are copied into it once). */
-export const ROWS_MAX_BYTES = 256 * 1024 * 1024;
+/** The most bytes of the fields' caches one batch stacks: while it is stacked both copies are held (the fields' caches are disposed as soon as the batch is made), so a batch costs at most twice this beyond decoding one field at a time. */
+export const ROWS_MAX_BYTES = 128 * 1024 * 1024;
 
 export interface FieldJob {
   plan: FieldPlan;
