@@ -78,6 +78,7 @@ export async function decodeFields(
 
 /** Runs the group's decoders to their ends: the open ones as rows of one batched cache. */
 async function decodeGroup(lm: LanguageModel, group: readonly OpenField[], signal: AbortSignal | undefined): Promise<void> {
+  for (const o of group) if (o.decoder.done) o.cache.dispose(); // done at their first step: nothing to decode
   let live = group.filter((o) => !o.decoder.done);
   if (live.length === 1) return decodeAlone(lm, live[0]!, signal);
   if (live.length === 0) return;
@@ -90,10 +91,7 @@ async function decodeGroup(lm: LanguageModel, group: readonly OpenField[], signa
   try {
     while (live.length > 0) {
       signal?.throwIfAborted();
-      const pass = await lm.forwardRows(
-        live.map((o) => o.decoder.pending!),
-        rows,
-      );
+      const pass = await lm.forwardRows(live.map((o) => o.decoder.pending!), rows);
       rows.cache.dispose();
       rows = pass.rows;
       try {
