@@ -9,7 +9,9 @@
  *   `null` is the absent answer's, not a value's).
  * - The value: value-decoder.ts.
  *
- * Every cache made here is disposed here; the state's cache is read, never changed.
+ * The cache after a field's prompt is its caller's (`OpenField.cache`: `decodeAlone` advances it,
+ * decode-rows.ts stacks it); every other cache made here is disposed here. The state's cache is
+ * read, never changed.
  */
 import { LanguageModel } from '../model/language-model.ts';
 import type { KvCache } from '../model/kv-cache.ts';
@@ -124,26 +126,6 @@ export function decodedField(table: TokenBytes, open: OpenField): DecodedField {
     confidence: decoder.confidence,
     fed: open.fed + decoder.fed,
   };
-}
-
-/** One field alone: each value token a pass of batch 1. */
-export async function decodeField(
-  lm: LanguageModel,
-  table: TokenBytes,
-  stateCache: KvCache,
-  stateTokens: number,
-  plan: FieldPlan,
-  machine: ByteAutomaton<unknown>,
-  maxSteps: number,
-  signal: AbortSignal | undefined,
-): Promise<DecodedField> {
-  const open = await openField(lm, table, stateCache, stateTokens, plan, machine, maxSteps, signal);
-  try {
-    await decodeAlone(lm, open, signal);
-    return decodedField(table, open);
-  } finally {
-    open.cache.dispose();
-  }
 }
 
 /** Runs an open field's decoder to its end with passes of batch 1 over its own cache (`open.cache` advances; the caller disposes it). */
