@@ -14,7 +14,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelHandoff } from '../../src/engine/load/model-handoff.ts';
-import { REWRITE_VERSION, RewrittenGraphs } from '../../src/engine/load/rewritten-graphs.ts';
+import { KEPT_WEIGHTS, REWRITE_VERSION, RewrittenGraphs } from '../../src/engine/load/rewritten-graphs.ts';
+import { INLINE_WEIGHTS } from '../../src/engine/load/rewrite-session.ts';
+import { readGraph } from '../../src/engine/graph/onnx-graph.ts';
 import { rewritesOn, withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
 import { GENERATED, REPO, TINY } from '../support/models.ts';
 import { IntegrityCache, MODEL_CACHE } from '../../src/engine/load/storage/integrity-cache.ts';
@@ -189,9 +191,14 @@ describe('the rewritten graph is kept', () => {
     expect(first.report.int8Head.engineKernel).toBe(true);
     const second = await rewriteLoad();
     expect(second.rewrites).toBe(0);
-    expect(same(second.created.graph, first.created.graph)).toBe(true);
-    expect(second.created.externalData.map((f) => f.path)).toEqual(first.created.externalData.map((f) => f.path));
-    for (const [i, f] of first.created.externalData.entries()) expect(same(second.created.externalData[i]!.data, f.data), f.path).toBe(true);
+    // The same model: the same nodes, and every initializer the same bytes, now read from the kept part instead of the file.
+    expect(meaning(second.created)).toEqual(meaning(first.created));
+    expect(first.created.externalData.map((f) => f.path)).toContain(INLINE_WEIGHTS);
+    expect(second.created.externalData.map((f) => f.path)).toEqual([...first.created.externalData.map((f) => f.path).filter((p) => p !== INLINE_WEIGHTS), KEPT_WEIGHTS]);
+    for (const f of first.created.externalData.filter((f) => f.path !== INLINE_WEIGHTS)) expect(same(second.created.externalData.find((s) => s.path === f.path)!.data, f.data), f.path).toBe(true);
+    // What it still reads of the file: a part of it (q4: norms and biases; the projections and the head are int8 parts).
+    const kept = second.created.externalData.find((f) => f.path === KEPT_WEIGHTS)!.data;
+    expect(kept.byteLength).toBeLessThan(q4().byteLength / 2);
     expect(Buffer.from(second.q.buffer).equals(Buffer.from(first.q.buffer))).toBe(true);
     expect(Buffer.from(second.s.buffer).equals(Buffer.from(first.s.buffer))).toBe(true);
     const { released, collected, kernelHead, ...counts } = second.report;
@@ -217,12 +224,91 @@ describe('the rewritten graph is kept', () => {
     expect((await rewriteLoad()).rewrites).toBe(1);
   });
 
+  /** One load whose model file comes through the engine's fetch (model-fetch.ts) over the fake cache, from `h` where not stored. */
+  async function fetchedLoad(h: { fn: () => Promise<Response>; requests: () => number }) {
+    const created: Created[] = [];
+    const factory = {
+      create: async (graph: Uint8Array, options: { externalData?: { path: string; data: Uint8Array }[] }) => {
+        created.push({ graph: graph.slice(), externalData: (options.externalData ?? []).map((f) => ({ path: f.path, data: f.data.slice() })) });
+        return {};
+      },
+    };
+    const handoff = new ModelHandoff();
+    const fetcher = modelFetch(h.fn, new IntegrityCache(), () => handoff);
+    const before = rewriteCalls.n;
+    const reads = vi.spyOn(IntegrityCache.prototype, 'read');
+    try {
+      await withSessionRewrites(factory, async () => factory.create(new Uint8Array(await (await fetcher(MODEL_URL)).arrayBuffer()), {}), handoff, rewritesOn('wasm', 'q4'), null, new RewrittenGraphs());
+      return { created: created[0]!, rewrites: rewriteCalls.n - before, fileReads: reads.mock.calls.filter(([key]) => key === MODEL_URL).length };
+    } finally {
+      reads.mockRestore();
+    }
+  }
+
+  function q4Host() {
+    let requests = 0;
+    const fn = async () => {
+      requests++;
+      const bytes = q4();
+      return new Response(bytes, { status: 200, headers: { 'content-length': String(bytes.length), 'x-linked-etag': `"${q4Sha}"` } });
+    };
+    return { fn, requests: () => requests };
+  }
+
+  it('a return visit whose kept rewrite needs nothing of the file does not read the file: the same model, from the kept parts', async () => {
+    const h = q4Host();
+    const first = await fetchedLoad(h);
+    expect(first.rewrites).toBe(1);
+    expect(h.requests()).toBe(1);
+    const second = await fetchedLoad(h);
+    expect(second).toMatchObject({ rewrites: 0, fileReads: 0 });
+    expect(h.requests()).toBe(1);
+    expect(meaning(second.created)).toEqual(meaning(first.created));
+    expect(second.created.externalData.map((f) => f.path)).not.toContain(INLINE_WEIGHTS);
+  });
+
+  it('a kept part found damaged on a return visit that left the file unread: the file is read after all, and rewritten', async () => {
+    const h = q4Host();
+    const first = await fetchedLoad(h);
+    const key = [...f.stores.get(MODEL_CACHE)!.keys()].find((k) => k.endsWith(`/${KEPT_WEIGHTS}`))!;
+    const entry = f.stores.get(MODEL_CACHE)!.get(key)!;
+    entry.body = entry.body.slice(0, entry.body.length - 64);
+    entry.headers.set('x-jev-size', String(entry.body.length));
+    const second = await fetchedLoad(h);
+    expect(second).toMatchObject({ rewrites: 1, fileReads: 1 });
+    expect(h.requests()).toBe(1);
+    expect(meaning(second.created)).toEqual(meaning(first.created));
+    // And kept again: the next visit reads nothing of the file.
+    expect(await fetchedLoad(h)).toMatchObject({ rewrites: 0, fileReads: 0 });
+  });
+
+  it('the stored file gone from under its record on such a visit: read from the network after all', async () => {
+    const h = q4Host();
+    const first = await fetchedLoad(h);
+    const key = [...f.stores.get(MODEL_CACHE)!.keys()].find((k) => k.endsWith(`/${KEPT_WEIGHTS}`))!;
+    f.stores.get(MODEL_CACHE)!.delete(key);
+    f.unreadable.add(MODEL_URL);
+    const second = await fetchedLoad(h);
+    expect(second.rewrites).toBe(1);
+    expect(h.requests()).toBe(2);
+    expect(meaning(second.created)).toEqual(meaning(first.created));
+  });
+
   it('without the file\'s checked SHA-256 nothing is kept', async () => {
     await rewriteLoad('');
     expect((await rewriteLoad('')).rewrites).toBe(1);
     expect(f.stores.get(MODEL_CACHE)?.size ?? 0).toBe(0);
   });
 });
+
+/** What a session's graph means: its nodes, and each initializer's type, shape and bytes (read through its mounted files). */
+function meaning(created: { graph: Uint8Array; externalData: { path: string; data: Uint8Array }[] }) {
+  const files = new Map(created.externalData.map((f) => [f.path, f.data]));
+  const graph = readGraph(created.graph, (location) => files.get(location) ?? null)!;
+  const nodes = [...graph.nodes.values()].map((n) => ({ op: n.op, domain: n.domain, inputs: n.inputs, outputs: n.outputs, ints: [...n.ints] }));
+  const tensors = [...graph.tensors].map(([name, t]) => ({ name, type: t.type, dims: t.dims, sha256: t.data ? createHash('sha256').update(t.data).digest('hex') : null }));
+  return { nodes, tensors };
+}
 
 /**
  * The sources of what the rewrites write, by `REWRITE_VERSION`: a change to any of them changes
@@ -233,6 +319,8 @@ const REWRITE_SOURCES: Record<number, string> = {
   1: 'b8390e71e609ebd4fe19cce82f3589c626292d2ec5d3db82dea60125a6b58688',
   // 2026-12-02: the graph room gained Node's q4 rewrites (int8-accuracy.ts, nbits-head.ts) and exported two field numbers.
   2: '5e3aeb28958ff322e1cfbeba5246080cfe38662c17c602d9d074bc63c0906318',
+  // 2026-12-02: a kept rewrite reads what it needs of the model's file from a part of its own (compact-external.ts).
+  3: '0e915be9935772aaac4ae2df5f53e9eda2bfd90e51834aed1bec530f381329b4',
 };
 
 it('REWRITE_VERSION is bumped with every change to the rewrites', () => {

@@ -9,6 +9,7 @@ import { ModelHandoff } from './model-handoff.ts';
 import { attachRewrites, rewritesOn, withSessionRewrites } from './session-rewrites.ts';
 import { timingWasm, type LoadTimer } from './load-timing.ts';
 import { RewrittenGraphs } from './rewritten-graphs.ts';
+import { warmUpRuntime, type WarmUpFactory } from './runtime-warm-up.ts';
 import { nodeSessionOptions } from './runtime-env.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
@@ -178,17 +179,20 @@ export async function loadLanguageModel(
   const timed = <T>(phase: Parameters<LoadTimer['time']>[0], work: () => Promise<T>): Promise<T> => (timer ? timer.time(phase, work) : work());
   try {
     const loaded = await timingWasm(timer, async () => {
+      const ort = handoff ? (await import('onnxruntime-web/webgpu')).InferenceSession : null;
+      // onnxruntime's WebAssembly compiled while the tokenizer and the model's files are read (runtime-warm-up.ts).
+      const warming = ort ? warmUpRuntime(ort as unknown as WarmUpFactory) : null;
       const tokenizer = await timed('tokenizer', () => AutoTokenizer.from_pretrained(model, { progress_callback }));
       byteLevelAscii(tokenizer); // the same ids, tokenized faster (byte-level-ascii.ts)
       const session_options = device === 'cpu' ? nodeSessionOptions() : undefined;
       const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback, ...(session_options ? { session_options } : {}) });
       // In the browser: each weight copied into wasm memory once, logits computed for the rows read
       // only, and on wasm 4-bit projections as 8-bit integer products (session-rewrites.ts).
-      const ort = handoff ? (await import('onnxruntime-web/webgpu')).InferenceSession : null;
       // Rewrites kept in the model cache, beside the file (rewritten-graphs.ts): where the fetch checked the file (its SHA-256 is known).
       const rewritten = ort && handoff ? await withSessionRewrites(ort, fromPretrained, handoff, rewritesOn(device, dtype, context.quantizeHead), timer ?? null, new RewrittenGraphs()) : null;
       // In Node the whole read of the model (from disk) counts as the session's creation.
       lm = new LanguageModel(model, rewritten ? rewritten.value : await timed('session', fromPretrained), tokenizer, device, dtype);
+      await warming;
       return { lm, rewritten };
     });
     lm = loaded.lm;

@@ -24,7 +24,8 @@ type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
  * - a Range request (transformers.js' size check) answered from the stored entry's headers;
  * - during a load that hands model files to onnxruntime directly (model-handoff.ts), a graph or its
  *   external data is read whole (from the cache or the network, reporting progress to the handoff)
- *   and deposited, and the body transformers.js reads is only the ticket that names it.
+ *   and deposited, and the body transformers.js reads is only the ticket that names it; a stored one
+ *   whose session can be made from a kept rewrite alone (`ModelHandoff.unneeded`) is not read at all.
  *
  * So a model file exists in JavaScript once, in one buffer, and never as chunks or as copies
  * left to the garbage collector (transformers.js' own caching made two: a copy in a `Response` it
@@ -51,6 +52,19 @@ export function modelFetch(
     const handoff = ModelHandoff.carries(url) ? handoffs() : null;
     const endRead = cache ? timer?.begin('storageRead') : undefined;
     if (handoff) {
+      // A stored file the session does not need (its kept rewrite needs nothing of it): not read.
+      const recorded = cache && handoff.unneeded ? await cache.recorded(url) : null;
+      if (recorded && (await handoff.unneeded!(url, recorded.sha256))) {
+        endRead?.();
+        handoff.progress(url, recorded.size, recorded.size);
+        const read = async () => {
+          // Needed after all (the kept rewrite missed): read now, from the cache or else the network.
+          const response = await modelFetch(network, cache, () => null, timer)(url, init);
+          if (!response.ok) throw new Error(`The model file ${url} could not be read again: HTTP ${response.status}.`);
+          return { bytes: await response.arrayBuffer(), sha256: cache?.digests.get(url) ?? null };
+        };
+        return new Response(handoff.depositUnread(url, recorded.sha256, read), { status: 200, headers: recorded.headers });
+      }
       const hit = await cache?.read(url, timer);
       endRead?.();
       if (hit) {

@@ -15,14 +15,25 @@ import { releaseBuffer } from './release-buffer.ts';
  *
  * Download progress is reported by the fetch, as the bytes arrive (`onProgress`): transformers.js
  * sees only the ticket arrive.
+ *
+ * A stored file whose session the load can create from a kept rewrite alone (rewritten-graphs.ts,
+ * `unneeded`) is not read at all: its ticket names a file left unread (`depositUnread`), which the
+ * session rewrite reads after all (`fill`) only where the kept rewrite turns out to be missing.
  */
 export class ModelHandoff {
   /** Each deposited file's bytes, by the ticket that names them. */
   private readonly deposited = new Map<string, Uint8Array>();
   private readonly urls = new Set<string>();
   private readonly sources = new WeakMap<Uint8Array, { url: string; sha256: string }>();
+  /** Files deposited unread: their ticket, and how to read them. */
+  private readonly unread = new Map<Uint8Array, { ticket: string; read: () => Promise<ReadFile> }>();
   private readonly prefix = `${TICKET_MAGIC}${randomToken()}:`;
   private next = 0;
+  /**
+   * Whether the stored file at `url`, of checked SHA-256 `sha256`, need not be read: what its
+   * session is made from is kept (session-rewrites.ts sets it; null: every file is read).
+   */
+  unneeded: ((url: string, sha256: string) => Promise<boolean>) | null = null;
 
   constructor(private readonly onProgress: (url: string, loaded: number, total: number) => void = () => {}) {}
 
@@ -57,6 +68,37 @@ export class ModelHandoff {
     return new TextEncoder().encode(ticket);
   }
 
+  /**
+   * A ticket for the file at `url` (of checked SHA-256 `sha256`), not read: `claim` gives a
+   * stand-in that `sourceOf` names and `isUnread` tells apart, and `fill` reads it with `read`.
+   */
+  depositUnread(url: string, sha256: string, read: () => Promise<ReadFile>): Uint8Array<ArrayBuffer> {
+    this.urls.add(url);
+    const ticket = `${this.prefix}${this.next++}`;
+    const standIn = new Uint8Array(0);
+    this.deposited.set(ticket, standIn);
+    this.sources.set(standIn, { url, sha256 });
+    this.unread.set(standIn, { ticket, read });
+    return new TextEncoder().encode(ticket);
+  }
+
+  /** Whether `bytes` (as `claim` gives them) stand for a file deposited unread. */
+  isUnread(bytes: Uint8Array): boolean {
+    return this.unread.has(bytes);
+  }
+
+  /** The bytes of the file `standIn` stands for (`depositUnread`), read now and deposited under its ticket in its place. */
+  async fill(standIn: Uint8Array): Promise<Uint8Array> {
+    const entry = this.unread.get(standIn);
+    if (!entry) return standIn;
+    const { bytes, sha256 } = await entry.read();
+    const file = new Uint8Array(bytes);
+    this.unread.delete(standIn);
+    this.deposited.set(entry.ticket, file);
+    if (sha256) this.sources.set(file, { url: this.sources.get(standIn)!.url, sha256 });
+    return file;
+  }
+
   /** The URL and checked SHA-256 of deposited `bytes` (as `claim` gives them), or null where not deposited with one. */
   sourceOf(bytes: Uint8Array): { url: string; sha256: string } | null {
     return this.sources.get(bytes) ?? null;
@@ -77,6 +119,7 @@ export class ModelHandoff {
     for (const [ticket, file] of this.deposited) {
       if (file !== bytes) continue;
       this.deposited.delete(ticket);
+      this.unread.delete(file);
       return releaseBuffer(bytes.buffer);
     }
     return 0;
@@ -88,6 +131,12 @@ export class ModelHandoff {
     for (const file of [...this.deposited.values()]) released += this.release(file);
     return released;
   }
+}
+
+/** A file read: its bytes, and its SHA-256 where its storage checked it. */
+export interface ReadFile {
+  bytes: ArrayBuffer;
+  sha256: string | null;
 }
 
 /** What every ticket begins with. Not the start of any ONNX file: a model proto begins with a field tag byte. */

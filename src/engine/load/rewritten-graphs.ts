@@ -1,6 +1,7 @@
+import { compactExternal } from '../graph/compact-external.ts';
 import { Int8HeadKernel } from '../runtime/int8-head-kernel.ts';
 import { releaseView } from './release-buffer.ts';
-import type { MountedFile, RewriteCounts, SessionRewrite } from './rewrite-session.ts';
+import { INLINE_WEIGHTS, type MountedFile, type RewriteCounts, type SessionRewrite } from './rewrite-session.ts';
 import { IntegrityCache } from './storage/integrity-cache.ts';
 import type { LoadTimer } from './load-timing.ts';
 
@@ -10,7 +11,7 @@ import type { LoadTimer } from './load-timing.ts';
  * change to what they write: test/engine/load-return-visit.test.ts fails until it is bumped
  * (it keeps a digest of those sources per version).
  */
-export const REWRITE_VERSION = 2;
+export const REWRITE_VERSION = 3;
 
 /** A model file as the load read it: its URL and the SHA-256 its storage checked (model-handoff.ts). */
 export interface RewriteSource {
@@ -29,6 +30,14 @@ interface Manifest {
   parts: { name: string; sha256: string; bytes: number }[];
 }
 
+/**
+ * The mount name of the bytes a kept rewrite still reads from the model's own file, gathered
+ * (compact-external.ts), where they are at most `KEEP_SHARE` of it: the kept rewrite then needs
+ * nothing of the file, and a return visit does not read it (model-fetch.ts, `ModelHandoff.unneeded`).
+ */
+export const KEPT_WEIGHTS = 'jev-kept-weights';
+/** Past this share of the file, the bytes are not stored again: the copy would cost more room than the read it saves. */
+const KEEP_SHARE = 0.5;
 const KERNEL_Q = 'kernel-q';
 const KERNEL_S = 'kernel-s';
 const MANIFEST = 'manifest.json';
@@ -45,6 +54,11 @@ const MANIFEST = 'manifest.json';
  * manifest last, naming the source file's SHA-256, `REWRITE_VERSION` and each part's SHA-256: a
  * manifest of another source or version, or a part that is not the one it names, is a miss, and
  * the rewrite is made (and stored) again over it. Best effort: a store or read that fails is a miss.
+ *
+ * Where the rewritten graph reads at most half of the model's own file (q4: 4 MiB of 176 MiB; q8:
+ * 106 of 215 MiB), what it reads is stored as a part of its own (`KEPT_WEIGHTS`) and the kept graph
+ * reads that instead: such a rewrite is `complete` (it needs nothing of the file), and the return
+ * visit creates the session without reading the file at all.
  */
 export class RewrittenGraphs {
   /** Its own cache object on the model cache, so that a rewrite not stored is not counted among the load's files (`status().storage`). */
@@ -52,6 +66,21 @@ export class RewrittenGraphs {
 
   #key(source: RewriteSource, signature: string, part: string): string {
     return `${source.url}.jev-rewritten/${signature}/${part}`;
+  }
+
+  /**
+   * Whether a rewrite of `source` under `signature` is stored that needs nothing of the file (its
+   * manifest's word: `get` still checks every part, and a load whose `get` then misses reads the file).
+   */
+  async complete(source: RewriteSource, signature: string): Promise<boolean> {
+    try {
+      const head = await this.cache.read(this.#key(source, signature, MANIFEST));
+      if (!head) return false;
+      const manifest = JSON.parse(new TextDecoder().decode(head.bytes)) as Manifest;
+      return manifest.version === REWRITE_VERSION && manifest.source === source.sha256 && manifest.signature === signature && !manifest.inline;
+    } catch {
+      return false;
+    }
   }
 
   /** The stored rewrite of `source` under `signature`, or null. Its buffers are the caller's (released once the session exists). */
@@ -63,11 +92,13 @@ export class RewrittenGraphs {
       if (!head) return null;
       const manifest = JSON.parse(new TextDecoder().decode(head.bytes)) as Manifest;
       if (manifest.version !== REWRITE_VERSION || manifest.source !== source.sha256 || manifest.signature !== signature) return null;
-      for (const part of manifest.parts) {
-        const hit = await this.cache.read(this.#key(source, signature, part.name), timer);
-        if (hit) read.push(new Uint8Array(hit.bytes));
+      // The parts read side by side: the browser's storage serves them in parallel.
+      const hits = await Promise.all(manifest.parts.map((part) => this.cache.read(this.#key(source, signature, part.name), timer)));
+      for (const hit of hits) if (hit) read.push(new Uint8Array(hit.bytes));
+      manifest.parts.forEach((part, i) => {
+        const hit = hits[i];
         if (!hit || hit.headers.get('x-jev-sha256') !== part.sha256 || hit.bytes.byteLength !== part.bytes) throw new Error(`stored rewrite part ${part.name} is not the one its manifest names`);
-      }
+      });
       const byName = new Map(manifest.parts.map((p, i) => [p.name, read[i]!]));
       const added: MountedFile[] = manifest.parts.filter((p) => p.name !== 'graph' && p.name !== KERNEL_Q && p.name !== KERNEL_S).map((p) => ({ path: p.name, data: byName.get(p.name)! }));
       let kernel: Int8HeadKernel | null = null;
@@ -92,11 +123,13 @@ export class RewrittenGraphs {
   }
 
   /**
-   * Stores `rewrite` (made from `source` under `signature`): its parts, then the manifest. The
-   * parts' bytes are read while this runs: they must stay until it settles. Resolves whether all
-   * of it was stored.
+   * Stores `rewrite` (made from `source`, whose bytes are `model`, under `signature`): its parts,
+   * then the manifest; where it reads at most `KEEP_SHARE` of `model`, with those bytes as a part
+   * of their own (`KEPT_WEIGHTS`) and its graph reading them. The parts' bytes are read while this
+   * runs: they must stay until it settles. Resolves whether all of it was stored.
    */
-  async put(source: RewriteSource, signature: string, rewrite: SessionRewrite, timer: LoadTimer | null = null): Promise<boolean> {
+  async put(source: RewriteSource, signature: string, made: SessionRewrite, model: Uint8Array, timer: LoadTimer | null = null): Promise<boolean> {
+    const rewrite = complete(made, model);
     const parts: [string, Uint8Array<ArrayBuffer>][] = [['graph', rewrite.graph as Uint8Array<ArrayBuffer>], ...rewrite.added.map((f): [string, Uint8Array<ArrayBuffer>] => [f.path, f.data as Uint8Array<ArrayBuffer>])];
     const kernel = rewrite.kernel;
     if (kernel) parts.push([KERNEL_Q, new Uint8Array(kernel.q.buffer as ArrayBuffer, kernel.q.byteOffset, kernel.q.byteLength)], [KERNEL_S, new Uint8Array(kernel.s.buffer as ArrayBuffer, kernel.s.byteOffset, kernel.s.byteLength)]);
@@ -115,4 +148,13 @@ export class RewrittenGraphs {
       return false;
     }
   }
+}
+
+/** `rewrite` as it is kept: needing nothing of `model` where it reads at most `KEEP_SHARE` of it (compact-external.ts), else as made. */
+function complete(rewrite: SessionRewrite, model: Uint8Array): SessionRewrite {
+  if (!rewrite.inline) return rewrite;
+  const compact = compactExternal(rewrite.graph, INLINE_WEIGHTS, model, KEPT_WEIGHTS);
+  if (!compact) return { ...rewrite, inline: false };
+  if (compact.data.byteLength > model.byteLength * KEEP_SHARE) return rewrite;
+  return { ...rewrite, graph: compact.graph, inline: false, added: [...rewrite.added, { path: KEPT_WEIGHTS, data: compact.data }] };
 }

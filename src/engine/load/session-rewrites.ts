@@ -87,7 +87,9 @@ export function attachRewrites(lm: LanguageModel, report: SessionRewriteReport):
  *
  * Where `kept` is given and the model file came with its checked SHA-256 (model-handoff.ts), what
  * the rewrites made is kept in storage (rewritten-graphs.ts) while the session is created, and the
- * next load of the same file with the same rewrites reads it instead of making it again.
+ * next load of the same file with the same rewrites reads it instead of making it again; where
+ * that kept rewrite needs nothing of the file (rewritten-graphs.ts, `complete`), the load's fetch
+ * does not read the file at all (`ModelHandoff.unneeded`).
  *
  * The factory is restored when `load` settles.
  * A model already in external-data form is created as it was. Either way, once the session exists
@@ -114,19 +116,23 @@ export async function withSessionRewrites<T>(
     const endRewrites = timer?.begin('rewrites');
     // What transformers.js read may be a ticket: the bytes are then the file the fetch deposited (model-handoff.ts).
     const readData = (options?.externalData ?? []).map((file) => (isFile(file) ? file.data : null));
-    const model = resolve(read);
+    let model = resolve(read);
     const given = (options?.externalData ?? []).map((file) => (isFile(file) ? { ...file, data: resolve(file.data) } : file));
     // Kept only for a model whole in one file: a rewrite of one with external data would depend on those files too.
-    const source = kept && given.length === 0 ? (handoff?.sourceOf(model) ?? null) : null;
+    const sourceOf = (bytes: Uint8Array) => (kept && given.length === 0 ? (handoff?.sourceOf(bytes) ?? null) : null);
     const signature = rewriteSignature(rewrites, !report.kernelHead);
-    let rewrite: SessionRewrite | null = source ? await kept!.get(source, signature, timer) : null;
+    const keptSource = sourceOf(model);
+    let rewrite: SessionRewrite | null = keptSource ? await kept!.get(keptSource, signature, timer) : null;
+    // A file left unread (model-fetch.ts) is read after all where the kept rewrite missed or needs it.
+    if (handoff?.isUnread(model) && (!rewrite || rewrite.inline)) model = await handoff.fill(model);
+    const source = sourceOf(model);
     const made = !rewrite;
     rewrite ??= rewriteSession(model, given, rewrites, !report.kernelHead);
     addCounts(report, rewrite);
     const externalData = [...given, ...(rewrite.inline ? [{ path: INLINE_WEIGHTS, data: model }] : []), ...rewrite.added];
     endRewrites?.();
     // Stored while the session is created; the bytes it reads stay until both are done.
-    const storing = made && source ? kept!.put(source, signature, rewrite, timer) : null;
+    const storing = made && source ? kept!.put(source, signature, rewrite, model, timer) : null;
     const endSession = timer?.begin('session');
     let session: unknown;
     try {
@@ -158,6 +164,8 @@ export async function withSessionRewrites<T>(
     }
     return create(this, read, options);
   };
+  // The model's own file is not read where a kept rewrite needs nothing of it (rewritten-graphs.ts); the first session's signature.
+  if (handoff && kept) handoff.unneeded = (url, sha256) => kept.complete({ url, sha256 }, rewriteSignature(rewrites, true));
   try {
     const value = await (handoff ? withHandoff(handoff, load) : load());
     if (report.released > 0 && ('WorkerGlobalScope' in globalThis || 'document' in globalThis)) report.collected = await promptCollection(witness);

@@ -131,6 +131,24 @@ export class IntegrityCache {
     return { bytes: body, headers: hit.headers };
   }
 
+  /**
+   * The SHA-256 and size of the stored file under `key` as its record of the check made when it was
+   * stored says (checked-records.ts), with its headers, without reading its body: for a load that
+   * will not read it (model-fetch.ts, `ModelHandoff.unneeded`). Null where there is no entry, or no
+   * record that matches it (a read would hash it whole).
+   */
+  async recorded(key: string): Promise<{ sha256: string; size: number; headers: Headers } | null> {
+    const cache = await this.#open();
+    const [hit, record] = await Promise.all([cache?.match(key).catch(() => undefined), this.records.get(key)]);
+    if (!hit) return null;
+    await hit.body?.cancel().catch(() => undefined);
+    const size = Number(hit.headers.get(SIZE));
+    const sha = hit.headers.get(SHA);
+    if (!sha || !Number.isSafeInteger(size)) return null;
+    const entry = { sha256: sha, size, validator: validatorOf(hit.headers), storedAt: hit.headers.get(STORED_AT) };
+    return recordMatches(record, entry, size) ? { sha256: sha, size, headers: hit.headers } : null;
+  }
+
   /** The stored entry's headers (its size among them), without reading or checking its body; undefined when there is none. */
   async head(key: string): Promise<Headers | undefined> {
     const hit = await (await this.#open())?.match(key).catch(() => undefined);
