@@ -6,6 +6,9 @@
  * dtype gets a fresh persistent profile (Playwright's `launchPersistentContext`, so that the
  * browser's HTTP, Cache API and V8 code caches are what a real user's are): its first visit reads
  * every file from the mirror, then the page is opened again `returns` times, each a return visit.
+ * Beside each, llama.cpp in the app's place (wllama, bench/page/wllama-load.ts) on the GGUF of the
+ * same weights, through wllama's own model cache, in a profile of its own: the peer the issue's
+ * targets are set against.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -17,6 +20,7 @@ import type { ModelHost } from '../../e2e/support/model-host.ts';
 import type { LastLoad } from '../../src/protocol/engine-api.ts';
 import { chromiumPath } from '../peers/browser.ts';
 import type { LoadVisit, LoadVisitResult } from './schema-load-rows.ts';
+import { ggufFile, PEER_DTYPES, PEER_MODELS, peerModel, type PeerDtype } from '../peers/models.ts';
 
 export interface LoadVisitPlan {
   model: string;
@@ -58,49 +62,77 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
+/** The GGUF of the same weights as the engine's `dtype` file, on the mirror; null where the model has none. */
+function ggufOnMirror(model: string, dtype: string, mirror: ModelHost): string | null {
+  if (!(PEER_DTYPES as readonly string[]).includes(dtype) || !(model in PEER_MODELS)) return null;
+  const m = peerModel(model);
+  if (!m.dtypes.includes(dtype as PeerDtype)) return null;
+  return `${mirror.url}/${model}/resolve/main/${ggufFile(m, dtype as PeerDtype)}`;
+}
+
+/** One runtime's visits of its page in a fresh persistent profile: the first visit, then `returns` return visits. */
+async function profileVisits(url: string, returns: number, label: string, log: (...a: unknown[]) => void): Promise<{ visits: LoadVisit[]; facts: PageReport | null }> {
+  const profile = mkdtempSync(join(tmpdir(), 'jev-bench-load-'));
+  const ctx = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
+  try {
+    const page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.setDefaultTimeout(0);
+    page.on('pageerror', (e) => log(`${label} page error:`, e.message));
+    const visits: LoadVisit[] = [];
+    let facts: PageReport | null = null;
+    for (let i = 0; i <= returns; i++) {
+      const { report, peak } = await visit(page, url, profile);
+      facts = report;
+      const v: LoadVisit = {
+        visit: i === 0 ? 'first' : 'return',
+        index: i,
+        ready_ms: report.readyMs,
+        first_answer_ms: report.answerMs,
+        navigation_ms: report.navigationMs,
+        peak_renderers_rss_bytes: peak,
+        last_load: report.lastLoad,
+      };
+      visits.push(v);
+      log(`load ${label} ${v.visit} visit: ready ${Math.round(v.ready_ms)} ms, first answer ${Math.round(v.first_answer_ms)} ms, peak ${peak === null ? '?' : Math.round(peak / 2 ** 20)} MiB`);
+    }
+    return { visits, facts };
+  } finally {
+    await ctx.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Per dtype: the engine's visits (its own profile), then wllama's on the GGUF of the same weights
+ * where the model has one (a profile of its own, the same threads), each a row.
+ */
 export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirror: ModelHost, log: (...a: unknown[]) => void): Promise<LoadVisitResult[]> {
   const rows: LoadVisitResult[] = [];
+  const row = (runtime: LoadVisitResult['runtime'], dtype: string, visits: LoadVisit[], facts: PageReport | null, start: number): LoadVisitResult => {
+    const returns = visits.filter((v) => v.visit === 'return').map((v) => v.ready_ms);
+    return {
+      runtime,
+      model: plan.model,
+      device: 'wasm',
+      dtype,
+      threads: facts?.threads ?? null,
+      cross_origin_isolated: facts?.crossOriginIsolated ?? false,
+      visits,
+      return_ready_ms: returns.length ? { median: median(returns), min: Math.min(...returns), max: Math.max(...returns) } : null,
+      load_average: { start, end: loadavg()[0]! },
+    };
+  };
   for (const dtype of plan.dtypes) {
-    const profile = mkdtempSync(join(tmpdir(), 'jev-bench-load-'));
-    const start = loadavg()[0]!;
-    const ctx = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
-    try {
-      const page = ctx.pages()[0] ?? (await ctx.newPage());
-      page.setDefaultTimeout(0);
-      page.on('pageerror', (e) => log('load page error:', e.message));
-      const url = `${site}/load.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${dtype}`;
-      const visits: LoadVisit[] = [];
-      let facts: PageReport | null = null;
-      for (let i = 0; i <= plan.returns; i++) {
-        const { report, peak } = await visit(page, url, profile);
-        facts = report;
-        const v: LoadVisit = {
-          visit: i === 0 ? 'first' : 'return',
-          index: i,
-          ready_ms: report.readyMs,
-          first_answer_ms: report.answerMs,
-          navigation_ms: report.navigationMs,
-          peak_renderers_rss_bytes: peak,
-          last_load: report.lastLoad,
-        };
-        visits.push(v);
-        log(`load ${plan.model} ${dtype} ${v.visit} visit: ready ${Math.round(v.ready_ms)} ms, first answer ${Math.round(v.first_answer_ms)} ms, peak ${peak === null ? '?' : Math.round(peak / 2 ** 20)} MiB`);
-      }
-      const returns = visits.filter((v) => v.visit === 'return').map((v) => v.ready_ms);
-      rows.push({
-        model: plan.model,
-        device: 'wasm',
-        dtype,
-        threads: facts?.threads ?? null,
-        cross_origin_isolated: facts?.crossOriginIsolated ?? false,
-        visits,
-        return_ready_ms: returns.length ? { median: median(returns), min: Math.min(...returns), max: Math.max(...returns) } : null,
-        load_average: { start, end: loadavg()[0]! },
-      });
-    } finally {
-      await ctx.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+    let start = loadavg()[0]!;
+    const url = `${site}/load.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${dtype}`;
+    const engine = await profileVisits(url, plan.returns, `${plan.model} ${dtype}`, log);
+    rows.push(row('engine', dtype, engine.visits, engine.facts, start));
+    const gguf = ggufOnMirror(plan.model, dtype, mirror);
+    if (!gguf) continue;
+    start = loadavg()[0]!;
+    const threads = engine.facts?.threads ?? 0;
+    const peer = await profileVisits(`${site}/wllama-load.html?url=${encodeURIComponent(gguf)}&threads=${threads}`, plan.returns, `${plan.model} ${dtype} wllama`, log);
+    rows.push(row('wllama', dtype, peer.visits, peer.facts, start));
   }
   return rows;
 }

@@ -13,11 +13,13 @@ export interface LoadVisit {
   navigation_ms: number;
   /** The sum of the renderers' resident sets, highest while the visit loaded and answered (sampled every 100 ms). */
   peak_renderers_rss_bytes: number | null;
-  /** The engine's own account (`status().lastLoad`). */
+  /** The engine's own account (`status().lastLoad`); null for wllama. */
   last_load: LastLoad | null;
 }
 
 export interface LoadVisitResult {
+  /** `engine`: the library's client (bench/page/load.ts); `wllama`: llama.cpp in the same place (bench/page/wllama-load.ts), on the GGUF of the same weights. */
+  runtime: 'engine' | 'wllama';
   model: string;
   device: 'wasm';
   dtype: string;

@@ -2,8 +2,10 @@
  * An extraction: one state, F fields. The state's key/value cache is computed once (or taken from
  * the prefix cache, where a decision or an earlier extraction on the same document left it) and
  * every field branches from it (decode-field.ts; the values decoded side by side, decode-rows.ts), so a field's answer depends neither on the
- * order of the fields nor on which other fields are asked. The state's cache goes back to the
- * prefix cache for the next request.
+ * order of the fields nor on which other fields are asked: its value exactly, its probabilities
+ * within float rounding (a batched pass sums in another order: within 1e-5 of the field asked
+ * alone, test/engine/extraction-families.test.ts). The state's cache goes back to the prefix cache
+ * for the next request.
  */
 import { customAlphabet } from 'nanoid';
 import type { ExtractionAnswer, ExtractionRequest, ExtractionResponse } from '../../contract/index.ts';
