@@ -15,7 +15,8 @@
  * TensorProto fields (onnx-wire.ts): external_data = 13 (StringStringEntryProto: key 1, value 2),
  * data_location = 14.
  */
-import { externalDataFields, GRAPH_INITIALIZER, graphFieldOf, text, withGraph } from './onnx-messages.ts';
+import { externalEntries } from './onnx-graph.ts';
+import { externalDataFields, GRAPH_INITIALIZER, graphFieldOf, withGraph } from './onnx-messages.ts';
 import { fields, Pieces, WIRE_BYTES } from './onnx-wire.ts';
 
 const TENSOR_EXTERNAL_DATA = 13;
@@ -30,22 +31,6 @@ export interface CompactedExternal {
   data: Uint8Array;
   /** How many initializers were moved. */
   moved: number;
-}
-
-/** A tensor's external-data entries (location, offset, length), or null where it has none. */
-function externalEntries(buf: Uint8Array, start: number, end: number): Map<string, string> | null {
-  let entries: Map<string, string> | null = null;
-  for (const f of fields(buf, start, end)) {
-    if (f.number !== TENSOR_EXTERNAL_DATA || f.wire !== WIRE_BYTES) continue;
-    let key = '';
-    let value = '';
-    for (const e of fields(buf, f.payloadStart, f.end)) {
-      if (e.number === 1) key = text(buf, e);
-      else if (e.number === 2) value = text(buf, e);
-    }
-    (entries ??= new Map()).set(key, value);
-  }
-  return entries;
 }
 
 /**

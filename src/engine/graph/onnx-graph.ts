@@ -117,7 +117,6 @@ export function parseTensor(buf: Uint8Array, field: Field, external: ExternalDat
   let type = 0;
   const dims: number[] = [];
   let raw: Uint8Array | null = null;
-  const entries = new Map<string, string>();
   for (const f of fields(buf, field.payloadStart, field.end)) {
     if (f.number === 1 && f.wire === WIRE_VARINT) dims.push(varintValue(buf, f));
     else if (f.number === 1 && f.wire === WIRE_BYTES) {
@@ -130,16 +129,8 @@ export function parseTensor(buf: Uint8Array, field: Field, external: ExternalDat
     } else if (f.number === 2) type = varintValue(buf, f);
     else if (f.number === 8) name = text(buf, f);
     else if (f.number === 9) raw = buf.subarray(f.payloadStart, f.end);
-    else if (f.number === 13) {
-      let key = '';
-      let value = '';
-      for (const e of fields(buf, f.payloadStart, f.end)) {
-        if (e.number === 1) key = text(buf, e);
-        else if (e.number === 2) value = text(buf, e);
-      }
-      entries.set(key, value);
-    }
   }
+  const entries = externalEntries(buf, field.payloadStart, field.end) ?? new Map<string, string>();
   let data = raw;
   const location = entries.get('location');
   if (location !== undefined) {
@@ -149,6 +140,22 @@ export function parseTensor(buf: Uint8Array, field: Field, external: ExternalDat
     data = file && offset + length <= file.length ? file.subarray(offset, offset + length) : null;
   }
   return [name, { field, type, dims, data }];
+}
+
+/** A TensorProto's external-data entries (location, offset, length, …) by key, or null where it has none. */
+export function externalEntries(buf: Uint8Array, start: number, end: number): Map<string, string> | null {
+  let entries: Map<string, string> | null = null;
+  for (const f of fields(buf, start, end)) {
+    if (f.number !== 13 || f.wire !== WIRE_BYTES) continue;
+    let key = '';
+    let value = '';
+    for (const e of fields(buf, f.payloadStart, f.end)) {
+      if (e.number === 1) key = text(buf, e);
+      else if (e.number === 2) value = text(buf, e);
+    }
+    (entries ??= new Map()).set(key, value);
+  }
+  return entries;
 }
 
 /** The version of the default (ai.onnx) operator set the model imports, or 0. */
