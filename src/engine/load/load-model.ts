@@ -181,7 +181,9 @@ export async function loadLanguageModel(
     const loaded = await timingWasm(timer, async () => {
       const ort = handoff ? (await import('onnxruntime-web/webgpu')).InferenceSession : null;
       // onnxruntime's WebAssembly compiled while the tokenizer and the model's files are read (runtime-warm-up.ts).
-      const warming = ort ? warmUpRuntime(ort as unknown as WarmUpFactory) : null;
+      // On wasm only: onnxruntime-web initializes its runtime once per backend name, and a WebGPU
+      // session created while the warm-up's `wasm` initialization runs throws ("multiple calls to 'initWasm()'").
+      const warming = ort && device === 'wasm' ? warmUpRuntime(ort as unknown as WarmUpFactory) : null;
       const tokenizer = await timed('tokenizer', () => AutoTokenizer.from_pretrained(model, { progress_callback }));
       byteLevelAscii(tokenizer); // the same ids, tokenized faster (byte-level-ascii.ts)
       const session_options = device === 'cpu' ? nodeSessionOptions() : undefined;

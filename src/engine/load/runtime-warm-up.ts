@@ -13,6 +13,10 @@ export interface WarmUpFactory {
  * one Identity node at the start of the load instead, so that the module is compiled while the
  * tokenizer and the model's files are read (docs/benchmarks.md, "Where a load goes"). The model's
  * own session then finds the runtime ready. Settles (never rejects) once the tiny session is gone.
+ *
+ * For a `wasm` load only: onnxruntime-web initializes the runtime once per backend name and
+ * refuses a second initialization while one runs, so a `webgpu` session created before the
+ * warm-up's `wasm` initialization has finished would fail (load-model.ts).
  */
 export async function warmUpRuntime(factory: WarmUpFactory): Promise<void> {
   try {
