@@ -148,7 +148,10 @@ export interface MaskRow {
 
 export interface StructuredCompileResult {
   compile: CompileRow[];
+  /** On the slowest schema to compile. */
   mask: MaskRow | null;
+  /** On everyday schemas (a free-text string, a bounded one, an unanchored pattern, zod's user). */
+  everyday_masks?: MaskRow[];
 }
 
 /** The `extraction` rows (issue 59, bench/lib/extraction-rows.ts): F fields sharing the state against one request per field. */

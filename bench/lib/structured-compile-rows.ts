@@ -5,8 +5,9 @@
  * cold compile per schema), as p50, p95 and max over two sets: the JSON-Schema-Test-Suite's
  * accepted group schemas (draft 2020-12 and draft-07, test/fixtures) and schemas as libraries write
  * them (zod 4 `z.toJSONSchema`, Pydantic v2 style, OpenAPI 3.1 components). Then, for the slowest
- * schema to compile, greedy chat under it against the same chat without it: ms per token after the
- * first, and their ratio (the mask's cost per token). Node, not Chromium: the browser rows are
+ * schema to compile, and for everyday ones (a free-text string, a bounded string, an unanchored
+ * pattern, zod's user), greedy chat under it against the same chat without it: ms per token after
+ * the first, and their ratio (the mask's cost per token). Node, not Chromium: the browser rows are
  * bench/lib/structured-rows.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { JsonSchema } from '../../src/contract/index.ts';
 import { checkSchemaSubset } from '../../src/contract/json-schema-subset.ts';
+import type { Engine } from '../../src/engine/engine.ts';
 import { schemaToEbnf } from '../../src/engine/grammar/json-schema/compile.ts';
 import { GENERATED, loadEngine } from '../../test/support/models.ts';
 import { SMOL } from './plan.ts';
@@ -99,7 +101,7 @@ function quantile(sorted: number[], q: number): number {
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Compile rows per set, and the mask's cost on the slowest schema; `limit` caps the suite's schemas (a small run). */
-export async function measureStructuredCompile(log: (...a: unknown[]) => void, limit?: number): Promise<{ compile: CompileRow[]; mask: MaskRow | null }> {
+export async function measureStructuredCompile(log: (...a: unknown[]) => void, limit?: number): Promise<StructuredCompileResult> {
   const engine = await loadEngine(GENERATED, SMOL, 'fp32', { prefixCacheBytes: 0 });
   const timed: { name: string; schema: JsonSchema; ms: number }[] = [];
   const compileRows: CompileRow[] = [];
@@ -132,35 +134,64 @@ export async function measureStructuredCompile(log: (...a: unknown[]) => void, l
       log(`  ${set}: ${times.length} schemas, p50 ${r1(quantile(sorted, 0.5))} ms, p95 ${r1(quantile(sorted, 0.95))} ms, max ${r1(sorted.at(-1)!)} ms (${slowest.name})`);
     }
     const slowest = timed.reduce((a, b) => (b.ms > a.ms ? b : a), timed[0]!);
-    const tokens = 32;
-    const perToken = async (format: unknown) => {
-      const started = performance.now();
-      let first = 0;
-      let count = 0;
-      const body = { model: 'jev', messages: [{ role: 'user' as const, content: 'Fill in the record.' }], max_tokens: tokens, temperature: 0, stream: true, ...(format ? { response_format: format } : {}) };
-      await engine.chat(body, { id: `mask-${++n}` }, (chunk) => {
-        if (!chunk.choices[0]?.delta.content) return;
-        count++;
-        if (count === 1) first = performance.now();
-      });
-      return count > 1 ? (performance.now() - first) / (count - 1) : performance.now() - started;
-    };
-    const format = { type: 'json_schema', json_schema: { name: 'slowest', schema: slowest.schema } };
-    await perToken(format); // warm: the grammar is in the cache from its compile
-    const constrained = Math.min(await perToken(format), await perToken(format));
-    const unconstrained = Math.min(await perToken(null), await perToken(null));
-    const mask = { schema: slowest.name, tokens, constrained_ms_per_token: r1(constrained), unconstrained_ms_per_token: r1(unconstrained), ratio: Math.round((constrained / unconstrained) * 100) / 100 };
+    const mask = await maskRow(engine, slowest.name, slowest.schema, () => ++n);
     log(`  mask on the slowest (${slowest.name}): ${mask.constrained_ms_per_token} ms/token constrained, ${mask.unconstrained_ms_per_token} unconstrained (×${mask.ratio})`);
-    return { compile: compileRows, mask };
+    const everyday: MaskRow[] = [];
+    for (const { name, schema } of everydaySchemas()) {
+      const row = await maskRow(engine, name, schema, () => ++n);
+      log(`  mask on ${name}: ${row.constrained_ms_per_token} ms/token constrained, ${row.unconstrained_ms_per_token} unconstrained (×${row.ratio})`);
+      everyday.push(row);
+    }
+    return { compile: compileRows, mask, everyday_masks: everyday };
   } finally {
     await engine.languageModel?.dispose();
   }
 }
 
+/** Schemas whose strings a reply spends most of its tokens in: the mask's everyday cost. */
+function everydaySchemas(): { name: string; schema: JsonSchema }[] {
+  const one = (schema: JsonSchema): JsonSchema => ({ type: 'object', properties: { note: schema }, required: ['note'], additionalProperties: false });
+  return [
+    { name: 'a free-text string', schema: one({ type: 'string' }) },
+    { name: 'a string of at most 40 characters', schema: one({ type: 'string', maxLength: 40 }) },
+    { name: 'an unanchored pattern (^a)', schema: one({ type: 'string', pattern: '^a' }) },
+    { name: librarySchemas()[0]!.name, schema: librarySchemas()[0]!.schema },
+  ];
+}
+
+/**
+ * Greedy streamed chat under `schema` against the same chat without it: ms per token after the
+ * first, the better of two each (after one warm run under the schema, which compiles it).
+ */
+async function maskRow(engine: Engine, name: string, schema: JsonSchema, id: () => number): Promise<MaskRow> {
+  const tokens = 32;
+  const perToken = async (format: unknown) => {
+    const started = performance.now();
+    let first = 0;
+    let count = 0;
+    const body = { model: 'jev', messages: [{ role: 'user' as const, content: 'Fill in the record.' }], max_tokens: tokens, temperature: 0, stream: true, ...(format ? { response_format: format } : {}) };
+    await engine.chat(body, { id: `mask-${id()}` }, (chunk) => {
+      if (!chunk.choices[0]?.delta.content) return;
+      count++;
+      if (count === 1) first = performance.now();
+    });
+    return count > 1 ? (performance.now() - first) / (count - 1) : performance.now() - started;
+  };
+  const format = { type: 'json_schema', json_schema: { name: 'mask', schema } };
+  await perToken(format);
+  const constrained = Math.min(await perToken(format), await perToken(format));
+  const unconstrained = Math.min(await perToken(null), await perToken(null));
+  return { schema: name, tokens, constrained_ms_per_token: r1(constrained), unconstrained_ms_per_token: r1(unconstrained), ratio: Math.round((constrained / unconstrained) * 100) / 100 };
+}
+
 /** The rows as a markdown table, for docs. */
-export function compileTable(out: { compile: CompileRow[]; mask: MaskRow | null }): string[] {
+export function compileTable(out: { compile: CompileRow[]; mask: MaskRow | null; everyday_masks?: MaskRow[] }): string[] {
   const lines = ['| schemas | count | compile p50 | p95 | max | slowest |', '|---|---:|---:|---:|---:|---|'];
   for (const r of out.compile) lines.push(`| ${r.set} | ${r.schemas} | ${r.p50_ms} ms | ${r.p95_ms} ms | ${r.max_ms} ms | ${r.slowest} |`);
   if (out.mask) lines.push('', `Mask on the slowest (${out.mask.schema}): ${out.mask.constrained_ms_per_token} ms a token under the grammar, ${out.mask.unconstrained_ms_per_token} without (×${out.mask.ratio}), greedy, ${out.mask.tokens} tokens, streamed, per token after the first.`);
+  if (out.everyday_masks?.length) {
+    lines.push('', '| mask on | ms a token under the grammar | without | ratio |', '|---|---:|---:|---:|');
+    for (const m of out.everyday_masks) lines.push(`| ${m.schema} | ${m.constrained_ms_per_token} | ${m.unconstrained_ms_per_token} | ×${m.ratio} |`);
+  }
   return lines;
 }

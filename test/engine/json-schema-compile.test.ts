@@ -219,3 +219,36 @@ describe('schemas as zod 4 writes them, walked through xgrammar', () => {
     });
   }
 });
+
+describe('runs of plain characters (a repeated class written as `[..]*` between its escapes), walked through xgrammar', () => {
+  // Written as runs since xgrammar fills a mask inside `[..]*` from its compiled cache and walks
+  // every token inside `(a | b)*` at run time (string-grammar.ts, jsonTextRule): the same language,
+  // in free strings, in expressions (regexExpr) and in automata's loops (dfaRules).
+  const extra = ['é', '😀'];
+  const walker = new CharWalker(extra);
+  afterAll(() => walker.clear());
+  const alphabet = ['a', 'b', 'c', 'd', 'x', '-', ' ', '"', '\\', '\n', '\t', '\u0001', '\u001f', '\u007f', ...extra];
+  const cases: [string, Record<string, unknown>, (s: string) => boolean][] = [
+    ['a free string', { type: 'string' }, () => true],
+    ['minLength beside no pattern', { type: 'string', minLength: 2 }, (s) => [...s].length >= 2],
+    ['a complement under * beside an escaped alternative', { type: 'string', pattern: '^(?:[^"\\\\]|\\\\[a-z"])*$' }, (s) => /^(?:[^"\\]|\\[a-z"])*$/u.test(s)],
+    ['alternatives under + (a class and a sequence)', { type: 'string', pattern: '^(ab|[c-e])+$' }, (s) => /^(ab|[c-e])+$/u.test(s)],
+    ['a class at least twice', { type: 'string', pattern: '^[a-c]{2,}$' }, (s) => /^[a-c]{2,}$/u.test(s)],
+    ['a class with control characters, under *', { type: 'string', pattern: '^[\\u0000-\\u0020a]*x$' }, (s) => /^[\u0000-\u0020a]*x$/u.test(s)],
+    ['an unanchored pattern: a prefix, then any characters', { type: 'string', pattern: '^a' }, (s) => /^a/u.test(s)],
+    ['an unanchored pattern: any characters, then a suffix', { type: 'string', pattern: 'x$' }, (s) => /x$/u.test(s)],
+    ['a free value (any JSON) holding strings', { type: 'array', items: {} }, () => true],
+  ];
+  for (const [what, schema, valid] of cases) {
+    it(what, async () => {
+      const format = { type: 'json_schema' as const, schema };
+      const texts = fc.sample(fc.array(fc.constantFrom(...alphabet), { maxLength: 8 }).map((cs) => cs.join('')), { numRuns: 150, seed: 57 });
+      for (const s of ['', 'ab', 'cab', 'aa', 'x', ' x', 'a"b', 'a\\"', ...texts]) {
+        const json = schema.type === 'array' ? JSON.stringify([s, [s]]).replaceAll(',', ', ') : JSON.stringify(s);
+        const expected = schema.type === 'array' ? !s.includes(',') : valid(s);
+        if (schema.type === 'array' && s.includes(',')) continue;
+        expect(await walker.accepts(format, json), `${json} ${expected ? 'is' : 'is not'} valid`).toBe(expected);
+      }
+    });
+  }
+});

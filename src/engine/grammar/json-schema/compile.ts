@@ -21,7 +21,7 @@ import { gcd, writeJson } from './json-value.ts';
 import { decimalMultiples, integerMultiples, integerRange, multipleTest, numberRange, type Bound, type Lang } from './numeric.ts';
 import { SchemaRefusal } from './refusal.ts';
 import { alt, lit, parsePattern, type Regex } from './regex.ts';
-import { JSON_CHAR, stringContent, stringParts } from './string-grammar.ts';
+import { JSON_CHAR, jsonTextRule, stringContent, stringParts } from './string-grammar.ts';
 
 const SEP = '", "';
 const COLON = '": "';
@@ -48,7 +48,8 @@ class SchemaCompiler {
 
   compile(): string {
     this.g.set('jchar', JSON_CHAR);
-    this.g.set('jstring', '"\\"" jchar* "\\""');
+    this.g.set('jtext', jsonTextRule('jtext'));
+    this.g.set('jstring', '"\\"" jtext "\\""');
     this.g.set('jnumber', `(${NUMBER})`);
     this.g.set('anyarr', `"[" ("" | any (${SEP} any)*) "]"`);
     this.g.set('anyobj', `"{" ("" | jstring ${COLON} any (${SEP} jstring ${COLON} any)*) "}"`);
@@ -169,7 +170,7 @@ class SchemaCompiler {
   }
 
   string(f: Flat): string | null {
-    const content = stringContent(f, this.g, 'jchar');
+    const content = stringContent(f, this.g, 'jchar', 'jtext');
     return content === null ? null : `("\\"" ${content} "\\"")`;
   }
 

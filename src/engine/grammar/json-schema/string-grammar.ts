@@ -11,8 +11,22 @@ import type { Flat, Path } from './flat.ts';
 import { refusedAt, SchemaRefusal } from './refusal.ts';
 import { lengthRange, parsePattern, type Regex } from './regex.ts';
 
+/** A character JSON.stringify writes as itself inside a string. */
+const PLAIN_CHAR = '[^"\\\\\\x00-\\x1f]';
+/** A character JSON.stringify escapes: a quote, a backslash, or a control character (a short escape, else `u00XX`). */
+const ESCAPE = '"\\\\" ["\\\\bfnrt] | "\\\\u00" ("0" [0-7bef] | "1" [0-9a-f])';
 /** One character inside a JSON string, as JSON.stringify writes it. */
-export const JSON_CHAR = '([^"\\\\\\x00-\\x1f] | "\\\\" ["\\\\bfnrt] | "\\\\u00" ("0" [0-7bef] | "1" [0-9a-f]))';
+export const JSON_CHAR = `(${PLAIN_CHAR} | ${ESCAPE})`;
+/**
+ * The body of the rule `name`: any number of characters inside a JSON string (the language of
+ * JSON_CHAR*), as runs of plain characters between escapes. xgrammar fills a mask inside this in
+ * 0.15 ms, against 120-130 ms inside `JSON_CHAR*` (a 49,152-token vocabulary, 2026-12-02): a
+ * class under `*` is a position whose tokens xgrammar decides from its compiled cache, while each
+ * character of an alternation under `*` leaves it every token to walk at run time.
+ */
+export function jsonTextRule(name: string): string {
+  return `${PLAIN_CHAR}* ((${ESCAPE}) ${name})?`;
+}
 
 interface Part {
   regex: Regex;
@@ -30,8 +44,8 @@ export function stringParts(f: Flat): Part[] {
   return parts;
 }
 
-/** The content of a string (between its quotes) satisfying `f`'s string keywords; null when none. */
-export function stringContent(f: Flat, g: Ebnf, jsonChar: string): string | null {
+/** The content of a string (between its quotes) satisfying `f`'s string keywords; null when none. `jsonChar`, `jsonText`: the rules of one character and of any characters (JSON_CHAR, jsonTextRule). */
+export function stringContent(f: Flat, g: Ebnf, jsonChar: string, jsonText: string): string | null {
   const min = f.minLength;
   const max = f.maxLength;
   if (max !== null && min > max) return null;
@@ -41,7 +55,7 @@ export function stringContent(f: Flat, g: Ebnf, jsonChar: string): string | null
     return lo >= min && (max === null || (hi !== null && hi <= max));
   };
   if (parts.length === 0) {
-    if (max === null) return min === 0 ? `${jsonChar}*` : `${jsonChar}{${min},}`;
+    if (max === null) return min === 0 ? jsonText : `${jsonChar}{${min}} ${jsonText}`;
     return max === 0 ? '""' : min === max ? `${jsonChar}{${min}}` : `${jsonChar}{${min},${max}}`;
   }
   if (parts.length === 1 && lengthFits(parts[0]!.regex)) return refusedAt(parts[0]!.path, () => patternExpr(parts[0]!.regex, g));
