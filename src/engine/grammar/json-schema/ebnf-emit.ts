@@ -168,22 +168,48 @@ export function dfaRules(d: Dfa, g: Ebnf, prefix: string): string | null {
   const w = mapSets(d, writable);
   if (w.accept.length === 0) return null;
   const names = w.accept.map(() => g.name(prefix));
-  w.edges.forEach((edges, q) => {
-    // A state's loop on itself as a run of its plain characters, then the rest (the loop's other
-    // writings back to the state, the other edges, the end): S ::= plain* (escaped S | D T | "").
-    // The same language; xgrammar fills a mask inside a class under `*` from its compiled cache,
-    // and walks every token at run time inside a loop of alternatives (120-130 ms a step on a
-    // 49,152-token vocabulary for `pattern: "^a"`, 0.2 ms so: string-grammar.ts, jsonTextRule).
+  // A state's loop on itself as a run of its plain characters, then the rest (the loop's other
+  // writings back to the state, the other edges, the end): S ::= plain* (escape S | D T | "").
+  // The same language; xgrammar fills a mask inside a class under `*` from its compiled cache,
+  // and walks every token at run time inside a loop of alternatives (120-130 ms a step on a
+  // 49,152-token vocabulary for `pattern: "^a"`, 0.2 ms so: string-grammar.ts, jsonTextRule).
+  const runs = w.edges.map((edges, q) => {
     const loop = edges.find((e) => e.to === q);
     const parts = loop ? charsParts(loop.set) : null;
-    const run = parts?.plain ?? null;
-    const alts = edges.flatMap((e) => {
-      if (e !== loop || run === null) return [`${charsExpr(e.set)!} ${names[e.to]}`];
+    return { loop, parts, run: parts?.plain ?? null };
+  });
+  /** What follows a state's run (or the state's alternatives, where it has none); `merge`: edges written as below. */
+  const rest = (q: number, merge: boolean): string[] => {
+    const { loop, parts, run } = runs[q]!;
+    const alts = w.edges[q]!.flatMap((e) => {
+      if (e !== loop || run === null) return [merge ? edge(e) : `${charsExpr(e.set)!} ${names[e.to]}`];
       return parts!.escaped.length === 0 ? [] : [`(${parts!.escaped.join(' | ')}) ${names[q]}`];
     });
     if (w.accept[q]) alts.push('""');
-    if (run === null || alts.length === 0) g.set(names[q]!, alts.join(' | '));
-    else g.set(names[q]!, alts.length === 1 && alts[0] === '""' ? `${run}*` : `${run}* (${alts.join(' | ')})`);
+    return alts;
+  };
+  /** An edge into a state that runs on the edge's own class, as `plain+` then that state's rest (C T, T ::= C* R: C+ R), which xgrammar compiles 30 times faster (e-mail: 239 -> 8 ms). */
+  function edge(e: { set: CharSet; to: number }): string {
+    const into = runs[e.to]!;
+    if (into.run !== null && into.loop !== e) {
+      const parts = charsParts(e.set);
+      if (parts.plain === into.run && parts.escaped.length === 0) {
+        const after = rest(e.to, false);
+        return after.length === 1 && after[0] === '""' ? `${into.run}+` : `${into.run}+ (${after.join(' | ')})`;
+      }
+    }
+    return `${charsExpr(e.set)!} ${names[e.to]}`;
+  }
+  const bodies = w.edges.map((_, q) => {
+    const { run } = runs[q]!;
+    const alts = rest(q, true);
+    if (run === null || alts.length === 0) return alts.join(' | ');
+    return alts.length === 1 && alts[0] === '""' ? `${run}*` : `${run}* (${alts.join(' | ')})`;
   });
+  // Only the states a rule still names (a state entered only by merged edges is written inside them).
+  const index = new Map(names.map((n, q) => [n, q]));
+  const reached = new Set([0]);
+  for (const q of reached) for (const word of bodies[q]!.match(/\b[A-Za-z_][A-Za-z0-9_]*\b/g) ?? []) if (index.has(word)) reached.add(index.get(word)!);
+  for (const q of [...reached].sort((a, b) => a - b)) g.set(names[q]!, bodies[q]!);
   return names[0]!;
 }
