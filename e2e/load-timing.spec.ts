@@ -24,6 +24,7 @@ function expectWhole(last: any) {
   expect(last.phases.session).toBeGreaterThan(0);
   expect(last.phases.tokenizer).toBeGreaterThan(0);
   expect(last.phases.firstPass).toBeGreaterThan(0);
+  for (const p of PHASES.filter((p) => p !== 'other')) expect(last.running[p]).toBeGreaterThanOrEqual(last.phases[p]);
 }
 
 test('status().lastLoad: every phase, adding up to the total; a return visit reads the cache, not the network; the panel shows it', async ({ page }) => {
@@ -33,7 +34,10 @@ test('status().lastLoad: every phase, adding up to the total; a return visit rea
   expect(first.fromCache).toBe(false);
   expect(first.bytesFetched).toBeGreaterThan(100_000);
   expect(first.phases.download).toBeGreaterThan(0);
-  expect(first.phases.wasm).toBeGreaterThan(0); // onnxruntime's module, compiled in this fresh worker
+  // onnxruntime's module, compiled in this fresh worker while the files download (runtime-warm-up.ts):
+  // its own length in `running`; in `phases` only what the download did not cover, which may be nothing.
+  expect(first.running.wasm).toBeGreaterThan(0);
+  expect(first.phases.wasm).toBeLessThanOrEqual(first.running.wasm);
 
   await page.reload();
   const again = (await ready(page)).lastLoad;

@@ -142,6 +142,13 @@ export interface LastLoad {
   totalMs: number;
   /** Milliseconds of each phase; where phases ran at once, an instant counts once, for the more specific (the list's order): they add up to `totalMs`. */
   phases: Record<LoadPhase, number>;
+  /**
+   * Milliseconds during which each phase ran, whatever ran beside it: where `phases` gives an
+   * instant to a more specific phase (onnxruntime's WebAssembly compiled while the model's files
+   * download counts as `download` there), this keeps the step's own length. Not a partition: these
+   * can add up to more than `totalMs`.
+   */
+  running: Record<Exclude<LoadPhase, 'other'>, number>;
   /** Bytes of model files received from the network during the load. */
   bytesFetched: number;
   /** Whether every model file the load read came from the browser's cache (none from the network). */

@@ -64,6 +64,8 @@ describe('LoadTimer', () => {
     expect(r.phases).toMatchObject({ storageRead: 50, wasm: 20, session: 30, other: 0 });
     expect(r.totalMs).toBe(100);
     expect(sum(r.phases)).toBe(r.totalMs);
+    // Each phase's own length, whatever ran beside it: wasm 10..60, the read 30..80, the session 0..100.
+    expect(r.running).toMatchObject({ wasm: 50, storageRead: 50, session: 100, download: 0 });
   });
 
   it('two reads at once are not counted twice; a span never ended is left out', () => {
@@ -80,7 +82,9 @@ describe('LoadTimer', () => {
     c.advance(15);
     const r = timer.report();
     expect(r.phases.download).toBe(50);
+    expect(r.running.download).toBe(50); // 0..40 and 10..50: their union, not 70
     expect(r.phases.rewrites).toBe(0);
+    expect(r.running.rewrites).toBe(0);
     expect(r.phases.other).toBe(15);
     expect(r.totalMs).toBe(65);
   });

@@ -60,7 +60,7 @@ export class LoadTimer {
     this.#bytesCached += bytes;
   }
 
-  /** The load until now: each phase's exclusive milliseconds (spans not ended are left out), adding up to `totalMs`. */
+  /** The load until now: each phase's exclusive milliseconds (spans not ended are left out), adding up to `totalMs`, and each phase's own running time. */
   report(): LastLoad {
     const end = this.now();
     const totalMs = end - this.#start;
@@ -80,8 +80,21 @@ export class LoadTimer {
     }
     const round = (ms: number) => Math.round(ms * 10) / 10;
     for (const p of Object.keys(phases) as LoadPhase[]) phases[p] = round(phases[p]);
-    return { totalMs: round(totalMs), phases, bytesFetched: this.#bytesFetched, fromCache: this.#bytesFetched === 0 && this.#bytesCached > 0 };
+    const running = Object.fromEntries(LOAD_PHASES.map((p) => [p, round(covered(spans.filter((s) => s.phase === p)))])) as LastLoad['running'];
+    return { totalMs: round(totalMs), phases, running, bytesFetched: this.#bytesFetched, fromCache: this.#bytesFetched === 0 && this.#bytesCached > 0 };
   }
+}
+
+/** The length of the union of `spans` (each instant once, however many spans cover it). */
+function covered(spans: readonly { start: number; end: number }[]): number {
+  let total = 0;
+  let reached = -Infinity;
+  for (const { start, end } of [...spans].sort((a, b) => a.start - b.start)) {
+    const from = Math.max(start, reached);
+    if (end > from) total += end - from;
+    reached = Math.max(reached, end);
+  }
+  return total;
 }
 
 type Compile = (...args: never[]) => Promise<unknown>;
