@@ -223,7 +223,8 @@ describe('schemas as zod 4 writes them, walked through xgrammar', () => {
 describe('runs of plain characters (a repeated class written as `[..]*` between its escapes), walked through xgrammar', () => {
   // Written as runs since xgrammar fills a mask inside `[..]*` from its compiled cache and walks
   // every token inside `(a | b)*` at run time (string-grammar.ts, jsonTextRule): the same language,
-  // in free strings, in expressions (regexExpr) and in automata's loops (dfaRules).
+  // in free strings and values (jsonTextRule) and in automata's loops (dfaRules). An expression
+  // (regexExpr) still writes a class with escapes as alternatives; the cases cover it too.
   const extra = ['é', '😀'];
   const walker = new CharWalker(extra);
   afterAll(() => walker.clear());
@@ -245,8 +246,9 @@ describe('runs of plain characters (a repeated class written as `[..]*` between 
       const texts = fc.sample(fc.array(fc.constantFrom(...alphabet), { maxLength: 8 }).map((cs) => cs.join('')), { numRuns: 150, seed: 57 });
       for (const s of ['', 'ab', 'cab', 'aa', 'x', ' x', 'a"b', 'a\\"', ...texts]) {
         const json = schema.type === 'array' ? JSON.stringify([s, [s]]).replaceAll(',', ', ') : JSON.stringify(s);
-        const expected = schema.type === 'array' ? !s.includes(',') : valid(s);
+        // The separators get the space the engine writes; a comma inside a string would get one too, so such strings are left out.
         if (schema.type === 'array' && s.includes(',')) continue;
+        const expected = valid(s);
         expect(await walker.accepts(format, json), `${json} ${expected ? 'is' : 'is not'} valid`).toBe(expected);
       }
     });
