@@ -4,6 +4,7 @@ import { CodeSnippets } from '../shared/code-snippets.tsx';
 import { FieldError } from '../shared/field-error.tsx';
 import { formatMs } from '../shared/format.ts';
 import { parseAlpha } from '../shared/parse-alpha.ts';
+import { RunBar } from '../shared/run-bar.tsx';
 import { decisionSnippets } from '../shared/snippets.ts';
 import type { DecisionDraft } from '../state/decision-draft.ts';
 import { errorInfo, isAbort } from '../state/error-info.ts';
@@ -151,24 +152,16 @@ export function DecisionPanel({ client, draft, profiles }: Props) {
           profileError={errors.profile}
           alphaError={errors.alpha}
         />
-        {errors.form && (
-          <p class="form-error" role="alert" data-testid="decision-error">
-            {errors.form}
-          </p>
-        )}
-        <div class="row">
-          <button type="submit" class="button primary" disabled={busy || drafts.length === 0}>
-            {busy ? 'Deciding…' : 'Decide'}
-          </button>
-          {busy && (
-            <button type="button" class="button" onClick={() => controller.current?.abort()}>
-              Cancel
-            </button>
-          )}
-          <span role="status" class="muted small-text">
-            {busy ? 'The model is reading the state…' : notice}
-          </span>
-        </div>
+        <RunBar
+          error={errors.form}
+          errorTestId="decision-error"
+          busy={busy}
+          empty={drafts.length === 0}
+          labels={['Decide', 'Deciding…']}
+          busyNote="The model is reading the state…"
+          notice={notice}
+          onCancel={() => controller.current?.abort()}
+        />
         <CodeSnippets
           snippets={decisionSnippets(location.origin, request)}
           note="Sent to this page's origin, where the service worker answers: run fetch in this tab's console; curl needs a server that answers the same path."

@@ -1,5 +1,7 @@
 import type { QuestionType } from '../../contract/index.ts';
+import { CardHead } from '../shared/card-head.tsx';
 import { FieldError } from '../shared/field-error.tsx';
+import { TextField } from '../shared/text-field.tsx';
 import type { QuestionDraft } from '../state/question-draft.ts';
 import { ChoiceCriteria } from './choice-criteria.tsx';
 import { NoulCriteria } from './noul-criteria.tsx';
@@ -36,49 +38,28 @@ export function QuestionEditor({ draft, index, errors, onChange, onRemove }: Pro
   const title = draft.key.trim() || `question ${index + 1}`;
   return (
     <article class={`question-card type-${draft.type}`} aria-label={`Question ${title}`} data-testid="question" data-key={draft.key}>
-      <div class="question-head">
-        <div class="field key-field">
-          <label for={`${id}-key`}>Key</label>
-          <input
-            id={`${id}-key`}
-            type="text"
-            class="mono"
-            value={draft.key}
-            spellcheck={false}
-            aria-invalid={errors.key ? true : undefined}
-            aria-describedby={err('key')}
-            onInput={(e) => set({ key: e.currentTarget.value })}
-          />
-        </div>
-        <div class="field type-field">
-          <label for={`${id}-type`}>Type</label>
-          <select id={`${id}-type`} value={draft.type} aria-describedby={err('type')} onChange={(e) => set({ type: e.currentTarget.value as QuestionType })}>
-            {(Object.keys(TYPE_LABELS) as QuestionType[]).map((t) => (
-              <option value={t} key={t}>
-                {TYPE_LABELS[t]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="button" class="icon-button remove-question" onClick={onRemove} aria-label={`Remove question ${title}`} title="Remove question">
-          ×
-        </button>
-      </div>
-      <FieldError id={`${id}-key-error`} message={errors.key} />
-      <FieldError id={`${id}-type-error`} message={errors.type} />
-      <div class="field">
-        <label for={`${id}-instructions`}>Instructions</label>
-        <input
-          id={`${id}-instructions`}
-          type="text"
-          value={draft.instructions}
-          placeholder="What should the model decide?"
-          aria-invalid={errors.instructions ? true : undefined}
-          aria-describedby={err('instructions')}
-          onInput={(e) => set({ instructions: e.currentTarget.value })}
-        />
-        <FieldError id={`${id}-instructions-error`} message={errors.instructions} />
-      </div>
+      <CardHead
+        id={id}
+        keyValue={draft.key}
+        keyError={errors.key}
+        type={draft.type}
+        types={Object.keys(TYPE_LABELS) as QuestionType[]}
+        typeLabels={TYPE_LABELS}
+        typeError={errors.type}
+        onKey={(key) => set({ key })}
+        onType={(type) => set({ type })}
+        noun="question"
+        title={title}
+        onRemove={onRemove}
+      />
+      <TextField
+        id={`${id}-instructions`}
+        label="Instructions"
+        value={draft.instructions}
+        placeholder="What should the model decide?"
+        error={errors.instructions}
+        onInput={(instructions) => set({ instructions })}
+      />
       {draft.type === 'noul' && <NoulCriteria draft={draft} describedBy={err('criteria')} onChange={(noul) => set({ noul })} />}
       {draft.type === 'choice' && <ChoiceCriteria draft={draft} describedBy={err('criteria')} onChange={(options) => set({ options })} />}
       {draft.type === 'score' && <ScoreCriteria draft={draft} describedBy={err('criteria')} onChange={(grades) => set({ grades })} />}

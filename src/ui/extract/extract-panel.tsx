@@ -6,6 +6,7 @@ import { CodeSnippets } from '../shared/code-snippets.tsx';
 import { extractionSnippets } from '../shared/extraction-snippets.ts';
 import { FieldError } from '../shared/field-error.tsx';
 import { formatMs } from '../shared/format.ts';
+import { RunBar } from '../shared/run-bar.tsx';
 import { errorInfo, isAbort } from '../state/error-info.ts';
 import { ExtractEval } from './extract-eval.tsx';
 import { parseReferenceDate, type ExtractDraft } from './extract-draft.ts';
@@ -166,24 +167,16 @@ export function ExtractPanel({ client, draft }: Props) {
             + Add a field
           </button>
         </fieldset>
-        {errors.form && (
-          <p class="form-error" role="alert" data-testid="extract-error">
-            {errors.form}
-          </p>
-        )}
-        <div class="row">
-          <button type="submit" class="button primary" disabled={busy || drafts.length === 0}>
-            {busy ? 'Extracting…' : 'Extract'}
-          </button>
-          {busy && (
-            <button type="button" class="button" onClick={() => controller.current?.abort()}>
-              Cancel
-            </button>
-          )}
-          <span role="status" class="muted small-text">
-            {busy ? 'The model is reading the state…' : notice}
-          </span>
-        </div>
+        <RunBar
+          error={errors.form}
+          errorTestId="extract-error"
+          busy={busy}
+          empty={drafts.length === 0}
+          labels={['Extract', 'Extracting…']}
+          busyNote="The model is reading the state…"
+          notice={notice}
+          onCancel={() => controller.current?.abort()}
+        />
         <CodeSnippets
           snippets={extractionSnippets(location.origin, request)}
           note="fetch goes to this page's origin, where the service worker answers; client.extractions and experimental_extract call the engine in this tab."

@@ -1,5 +1,7 @@
 import { durationUnits, fieldTypes, listItemTypes, maxDecimals, type FieldType, type ListItemType } from '../../contract/extraction-request.ts';
+import { CardHead } from '../shared/card-head.tsx';
 import { FieldError } from '../shared/field-error.tsx';
+import { TextField } from '../shared/text-field.tsx';
 import { FIELD_TYPE_LABELS, hasNumberFormat, hasUnit, type FieldDraft, type FieldPart } from './field-draft.ts';
 
 interface Props {
@@ -19,49 +21,28 @@ export function FieldEditor({ draft, index, errors, onChange, onRemove }: Props)
   const setType = (type: FieldType) => set({ type, ...(type === 'duration' && !(durationUnits as readonly string[]).includes(draft.unit) ? { unit: 'minutes' } : {}) });
   return (
     <article class="question-card extract-field" aria-label={`Field ${title}`} data-testid="extract-field" data-key={draft.key}>
-      <div class="question-head">
-        <div class="field key-field">
-          <label for={`${id}-key`}>Key</label>
-          <input
-            id={`${id}-key`}
-            type="text"
-            class="mono"
-            value={draft.key}
-            spellcheck={false}
-            aria-invalid={errors.key ? true : undefined}
-            aria-describedby={err('key')}
-            onInput={(e) => set({ key: e.currentTarget.value })}
-          />
-        </div>
-        <div class="field type-field">
-          <label for={`${id}-type`}>Type</label>
-          <select id={`${id}-type`} value={draft.type} aria-describedby={err('type')} onChange={(e) => setType(e.currentTarget.value as FieldType)}>
-            {fieldTypes.map((t) => (
-              <option value={t} key={t}>
-                {FIELD_TYPE_LABELS[t]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="button" class="icon-button remove-question" onClick={onRemove} aria-label={`Remove field ${title}`} title="Remove field">
-          ×
-        </button>
-      </div>
-      <FieldError id={`${id}-key-error`} message={errors.key} />
-      <FieldError id={`${id}-type-error`} message={errors.type} />
-      <div class="field">
-        <label for={`${id}-instructions`}>Instructions</label>
-        <input
-          id={`${id}-instructions`}
-          type="text"
-          value={draft.instructions}
-          placeholder="What should the model find?"
-          aria-invalid={errors.instructions ? true : undefined}
-          aria-describedby={err('instructions')}
-          onInput={(e) => set({ instructions: e.currentTarget.value })}
-        />
-        <FieldError id={`${id}-instructions-error`} message={errors.instructions} />
-      </div>
+      <CardHead
+        id={id}
+        keyValue={draft.key}
+        keyError={errors.key}
+        type={draft.type}
+        types={fieldTypes}
+        typeLabels={FIELD_TYPE_LABELS}
+        typeError={errors.type}
+        onKey={(key) => set({ key })}
+        onType={setType}
+        noun="field"
+        title={title}
+        onRemove={onRemove}
+      />
+      <TextField
+        id={`${id}-instructions`}
+        label="Instructions"
+        value={draft.instructions}
+        placeholder="What should the model find?"
+        error={errors.instructions}
+        onInput={(instructions) => set({ instructions })}
+      />
       <div class="row field-options">
         {draft.type === 'list' && (
           <div class="field">
