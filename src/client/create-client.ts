@@ -1,7 +1,7 @@
-import * as Comlink from 'comlink';
 import type { DeviceChoice, DtypeChoice, LoadEvent } from '../protocol/engine-api.ts';
 import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import { EngineSupervisor, type RestartEvent } from '../facade/engine-supervisor.ts';
+import { supervisedBinding } from '../facade/supervised-binding.ts';
 import { workerInstance } from '../facade/worker-instance.ts';
 import type { AdmissionOptions } from '../facade/admission.ts';
 import type { HangWatchdogOptions } from '../facade/hang-watchdog.ts';
@@ -129,11 +129,5 @@ function workerBinding(options: ClientOptions): EngineBinding {
       }),
     { onRestart: options.onRestart },
   );
-  return {
-    api: supervisor.api,
-    wrapCallback: (fn) => Comlink.proxy(fn),
-    terminate: () => supervisor.terminate(),
-    drill: (action) => supervisor.drill(action),
-    restarts: () => supervisor.restarts,
-  };
+  return supervisedBinding(supervisor);
 }

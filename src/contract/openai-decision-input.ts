@@ -26,7 +26,7 @@ import './zod-config.ts';
 import { z } from 'zod';
 import { limits } from './limits.ts';
 import type { PathSegment } from './param-path.ts';
-import { jsonDataTextSchema } from './state.ts';
+import { boundedStateText, jsonDataTextSchema } from './state.ts';
 import { addIssue, isPlainObject } from './validation.ts';
 
 type Ctx = Parameters<Parameters<z.ZodType['superRefine']>[0]>[1];
@@ -171,15 +171,7 @@ export const decisionInputSchema = z.custom<string | unknown[]>().transform((raw
     else addIssue(ctx, 'wrongType', ['a string or an array of messages and function call items', raw]);
     return z.NEVER;
   }
-  if (text.length > limits.maxStateChars) {
-    addIssue(ctx, 'stringTooLong', [limits.maxStateChars, text.length]);
-    return z.NEVER;
-  }
-  if (text.trim() === '') {
-    addIssue(ctx, 'stateEmpty', []);
-    return z.NEVER;
-  }
-  return text;
+  return boundedStateText(text, ctx);
 });
 
 /** A question's `instructions` → its text (input_text and input_json parts; an image is refused). */

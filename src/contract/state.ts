@@ -123,6 +123,14 @@ export const stateSchema = z.custom<StateInput>().transform((raw: unknown, ctx):
     else addIssue(ctx, 'stateWrongType', [raw]);
     return z.NEVER;
   }
+  return boundedStateText(text, ctx);
+});
+
+/**
+ * `text` as a state's text, or a problem where it is too long or blank: the last check of every
+ * way a state is written (the Jev `state` here, OpenAI's `input`: openai-decision-input.ts).
+ */
+export function boundedStateText(text: string, ctx: z.RefinementCtx): string {
   if (text.length > limits.maxStateChars) {
     addIssue(ctx, 'stringTooLong', [limits.maxStateChars, text.length]);
     return z.NEVER;
@@ -132,7 +140,7 @@ export const stateSchema = z.custom<StateInput>().transform((raw: unknown, ctx):
     return z.NEVER;
   }
   return text;
-});
+}
 
 const wrapped = z.object({ state: stateSchema });
 

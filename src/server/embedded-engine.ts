@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { env } from '@huggingface/transformers';
 import { JevError } from '../contract/index.ts';
-import * as Comlink from 'comlink';
 import { Engine, type EngineHost } from '../engine/engine.ts';
 import { externalDataFiles } from '../engine/load/external-data.ts';
 import { EngineSupervisor } from '../facade/engine-supervisor.ts';
+import { supervisedBinding } from '../facade/supervised-binding.ts';
 import type { EngineBinding } from '../facade/engine-client.ts';
 import type { HangWatchdogOptions } from '../facade/hang-watchdog.ts';
 import { installErrorTransfer } from '../protocol/comlink-errors.ts';
@@ -63,13 +63,7 @@ export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
     ...(options.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: options.prefixCacheBytes }),
   };
   const supervisor = new EngineSupervisor(() => engineThread(data, options.hang ?? {}), options.maxRestarts === undefined ? {} : { maxRestarts: options.maxRestarts });
-  return {
-    api: supervisor.api,
-    wrapCallback: (fn) => Comlink.proxy(fn),
-    terminate: () => supervisor.terminate(),
-    drill: (action) => supervisor.drill(action),
-    restarts: () => supervisor.restarts,
-  };
+  return supervisedBinding(supervisor);
 }
 
 /**
