@@ -64,6 +64,9 @@ export class RewrittenGraphs {
   /** Its own cache object on the model cache, so that a rewrite not stored is not counted among the load's files (`status().storage`). */
   constructor(readonly cache: IntegrityCache = new IntegrityCache()) {}
 
+  /** Manifests read during this load, by key. */
+  readonly #manifests = new Map<string, Promise<Manifest | null>>();
+
   #key(source: RewriteSource, signature: string, part: string): string {
     return `${source.url}.jev-rewritten/${signature}/${part}`;
   }
@@ -73,14 +76,32 @@ export class RewrittenGraphs {
    * manifest's word: `get` still checks every part, and a load whose `get` then misses reads the file).
    */
   async complete(source: RewriteSource, signature: string): Promise<boolean> {
-    try {
-      const head = await this.cache.read(this.#key(source, signature, MANIFEST));
-      if (!head) return false;
-      const manifest = JSON.parse(new TextDecoder().decode(head.bytes)) as Manifest;
-      return manifest.version === REWRITE_VERSION && manifest.source === source.sha256 && manifest.signature === signature && !manifest.inline;
-    } catch {
-      return false;
+    const manifest = await this.#manifest(source, signature, null);
+    return manifest !== null && !manifest.inline;
+  }
+
+  /**
+   * The manifest stored for `source` under `signature` where it is of this version and names
+   * them, else null; read once per load (one RewrittenGraphs per load: load-model.ts), since
+   * `complete` asks before the fetch and `get` after it.
+   */
+  #manifest(source: RewriteSource, signature: string, timer: LoadTimer | null): Promise<Manifest | null> {
+    const key = this.#key(source, signature, MANIFEST);
+    let manifest = this.#manifests.get(key);
+    if (!manifest) {
+      manifest = (async () => {
+        try {
+          const head = await this.cache.read(key, timer);
+          if (!head) return null;
+          const m = JSON.parse(new TextDecoder().decode(head.bytes)) as Manifest;
+          return m.version === REWRITE_VERSION && m.source === source.sha256 && m.signature === signature ? m : null;
+        } catch {
+          return null;
+        }
+      })();
+      this.#manifests.set(key, manifest);
     }
+    return manifest;
   }
 
   /** The stored rewrite of `source` under `signature`, or null. Its buffers are the caller's (released once the session exists). */
@@ -88,10 +109,8 @@ export class RewrittenGraphs {
     const read: Uint8Array[] = [];
     const endRead = timer?.begin('storageRead');
     try {
-      const head = await this.cache.read(this.#key(source, signature, MANIFEST), timer);
-      if (!head) return null;
-      const manifest = JSON.parse(new TextDecoder().decode(head.bytes)) as Manifest;
-      if (manifest.version !== REWRITE_VERSION || manifest.source !== source.sha256 || manifest.signature !== signature) return null;
+      const manifest = await this.#manifest(source, signature, timer);
+      if (!manifest) return null;
       // The parts read side by side: the browser's storage serves them in parallel.
       const hits = await Promise.all(manifest.parts.map((part) => this.cache.read(this.#key(source, signature, part.name), timer)));
       for (const hit of hits) if (hit) read.push(new Uint8Array(hit.bytes));
@@ -135,6 +154,7 @@ export class RewrittenGraphs {
     if (kernel) parts.push([KERNEL_Q, new Uint8Array(kernel.q.buffer as ArrayBuffer, kernel.q.byteOffset, kernel.q.byteLength)], [KERNEL_S, new Uint8Array(kernel.s.buffer as ArrayBuffer, kernel.s.byteOffset, kernel.s.byteLength)]);
     const headers = new Headers({ 'content-type': 'application/octet-stream' });
     const manifest: Manifest = { version: REWRITE_VERSION, source: source.sha256, signature, inline: rewrite.inline, counts: rewrite.counts, parts: [] };
+    this.#manifests.delete(this.#key(source, signature, MANIFEST)); // what this load read before is replaced
     try {
       for (const [name, bytes] of parts) {
         const key = this.#key(source, signature, name);
