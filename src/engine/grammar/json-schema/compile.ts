@@ -145,17 +145,14 @@ class SchemaCompiler {
     }
     if (test !== null) {
       // Decimal multiples (0.01, 1.5…), exact as JSON Schema defines them, within the range.
-      const where = f.at['maximum'] ?? f.at['exclusiveMaximum'] ?? f.at['minimum'] ?? f.at['exclusiveMinimum'] ?? [];
       const range = numberRange(lo, hi);
-      if (range === null) throw new SchemaRefusal(where, 'no number written with at most 12 decimals lies in this range (bounds are rounded inward to 12 decimals)');
+      if (range === null) throw noNumberIn(f);
       return this.multiples(f, () => decimalMultiples(f.multipleOf.map((m) => m.value), range));
     }
     if (lo === null && hi === null) return 'jnumber';
-    const where = f.at['maximum'] ?? f.at['exclusiveMaximum'] ?? f.at['minimum'] ?? f.at['exclusiveMinimum'] ?? [];
     const range = numberRange(lo, hi);
-    if (range === null && (lo === null || hi === null || lo.value < hi.value)) {
-      throw new SchemaRefusal(where, 'no number written with at most 12 decimals lies in this range (bounds are rounded inward to 12 decimals)');
-    }
+    // Bounds that cross leave no number at all (the type's branch is empty); bounds too close for 12 decimals are refused.
+    if (range === null && (lo === null || hi === null || lo.value < hi.value)) throw noNumberIn(f);
     return this.lang(range, 'num');
   }
 
@@ -373,4 +370,10 @@ function tightest(bounds: Bound[], lower: boolean): Bound | null {
 function nameFor(path: Path): string {
   const last = path.filter((p) => typeof p === 'string').pop();
   return typeof last === 'string' && /^[a-zA-Z][a-zA-Z0-9_]{0,20}$/.test(last) ? `v_${last}` : 'v';
+}
+
+/** The refusal of a number range that no number written with at most 12 decimals lies in, at its bound's keyword. */
+function noNumberIn(f: Flat): SchemaRefusal {
+  const where = f.at['maximum'] ?? f.at['exclusiveMaximum'] ?? f.at['minimum'] ?? f.at['exclusiveMinimum'] ?? [];
+  return new SchemaRefusal(where, 'no number written with at most 12 decimals lies in this range (bounds are rounded inward to 12 decimals)');
 }
