@@ -39,6 +39,7 @@ interface NodeWorker {
   on(event: 'error', listener: (error: Error) => void): void;
   on(event: 'exit', listener: (code: number) => void): void;
   terminate(): Promise<number>;
+  ref(): void;
   unref(): void;
 }
 
@@ -63,7 +64,8 @@ async function nodeThread(): Promise<GrammarThread> {
 }
 
 function threadOf(worker: NodeWorker): GrammarThread {
-  // A worker left idle does not keep the process alive.
+  // A worker keeps the process alive only while a reply of it is awaited (`hold`): an idle one
+  // does not, so a script that used structured output ends when its own work does.
   worker.unref();
   let ended = false;
   return {
@@ -74,7 +76,10 @@ function threadOf(worker: NodeWorker): GrammarThread {
       worker.on('exit', (code) => {
         if (!ended) onDeath(`the grammar worker exited (code ${code})`);
       });
+      // A 'message' listener references the worker's port again.
+      worker.unref();
     },
+    hold: (waiting) => (waiting ? worker.ref() : worker.unref()),
     terminate: () => {
       ended = true;
       void worker.terminate();

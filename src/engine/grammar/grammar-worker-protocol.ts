@@ -32,6 +32,11 @@ export interface GrammarThread {
   post(message: GrammarRequest): void;
   /** Sets the listener of replies, and of the worker's death (an error, or an exit the engine did not ask for). */
   listen(onReply: (reply: GrammarReply) => void, onDeath: (reason: string) => void): void;
+  /**
+   * Whether the engine waits on a reply of this worker: in Node a worker keeps the process alive
+   * only then (an idle one does not: grammar-thread.ts). The browser's workers need nothing.
+   */
+  hold?(waiting: boolean): void;
   terminate(): void;
 }
 

@@ -66,9 +66,19 @@ class Thread {
   ask(message: GrammarRequest & { id: number }, onCompiling?: () => void): Promise<GrammarReply & { type: 'ok' }> {
     if (this.dead !== null) return Promise.reject(lost(this.dead));
     return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.thread.hold?.(true);
       this.pending.set(message.id, { resolve, reject, ...(onCompiling ? { onCompiling } : {}) });
       this.thread.post(message);
     });
+  }
+
+  /** The request `id` answered: its waiter, no longer pending (null where none waits). */
+  settle(id: number): Pending | null {
+    const p = this.pending.get(id);
+    if (!p) return null;
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.thread.hold?.(false);
+    return p;
   }
 
   end(reason: string): void {
@@ -260,10 +270,9 @@ export class WorkerGrammarBackend implements GrammarBackend {
     const t = new Thread(thread);
     thread.listen(
       (reply) => {
-        const p = t.pending.get(reply.id);
+        if (reply.type === 'compiling') return t.pending.get(reply.id)?.onCompiling?.();
+        const p = t.settle(reply.id);
         if (!p) return;
-        if (reply.type === 'compiling') return p.onCompiling?.();
-        t.pending.delete(reply.id);
         if (reply.type === 'ok') p.resolve(reply);
         else {
           const error = JevError.fromJSON(reply.error as Parameters<typeof JevError.fromJSON>[0]);
