@@ -241,7 +241,10 @@ export class XGrammarBackend implements GrammarBackend {
     if (!entry) {
       entry = (async () => {
         const info = await xg.TokenizerInfo.createTokenizerInfo([...vocab.encoded], vocab.vocabType, vocab.prependSpace, vocab.width, [...vocab.stopTokenIds]);
-        return { info, compiler: await xg.GrammarCompiler.createGrammarCompiler(info) };
+        // Without xgrammar's own cache: it keeps every grammar compiled, with no bound (0.1.27's
+        // max_memory_bytes is -1, and the web binding cannot set it), so that a grammar GrammarCache
+        // evicted and disposed would stay in memory (test/engine/grammar-compiler-memory.test.ts).
+        return { info, compiler: await xg.GrammarCompiler.createGrammarCompiler(info, false) };
       })();
       entry.catch(() => this.#compilers.delete(vocab));
       this.#compilers.set(vocab, entry);
