@@ -260,7 +260,7 @@ describe('the grammar cache', () => {
         log.compiled.push(key);
         return { key, dispose: () => void log.disposed.push(key) } satisfies CompiledGrammar;
       },
-      matcher: async () => ({ fillNextTokenBitmask: async () => {}, accept: () => true, isTerminated: () => false, dispose: () => {} }) satisfies GrammarMatcher,
+      matcher: async () => ({ fillNextTokenBitmask: async () => {}, accept: () => true, acceptFirst: async () => -1, isTerminated: () => false, dispose: () => {} }) satisfies GrammarMatcher,
       forget: () => void log.forgotten++,
     };
     return { backend, log };

@@ -9,13 +9,16 @@ import { chatTemplateOf } from '../model/chat-template.ts';
 import { LanguageModel } from '../model/language-model.ts';
 import { modelVersion } from '../model/model-version.ts';
 import { continueFrom, keepCache, startFrom, type PrefixCache } from '../model/prefix-cache.ts';
-import { sampleToken } from './sampler.ts';
+import { greedyCandidates, gumbelScores, maskedArgmax, sampleToken } from './sampler.ts';
 import { seededRandom } from '../runtime/seeded-random.ts';
 import { stopTokenIds, stopTokenTexts } from './stop-tokens.ts';
 import { TextStream } from './text-stream.ts';
 import { ToolCallStream } from './tool-call-stream.ts';
 import { toolCallPlan, toolStyleOf } from './tool-format.ts';
 
+
+/** How many candidates a step under a grammar offers its matcher before it fills a mask (constraint.ts, `take`). */
+const CANDIDATES = 16;
 export { stopTokenIds } from './stop-tokens.ts';
 
 const ALPHANUMERIC = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -134,16 +137,33 @@ export async function complete(lm: LanguageModel, request: ChatRequest, options:
     // ~5 ms a token at 150k tokens (docs/benchmarks.md). Logprobs need the log-softmax, masked and
     // renormalized.
     const params = { temperature: request.temperature, topP: request.top_p };
+    // Under a grammar, greedy and top_p 1 without logprobs: each step offers the matcher a few
+    // candidates before a mask is filled (constraint.ts, `take`); logprobs and a nucleus need the mask.
+    const offers = constraint !== null && !request.logprobs && (params.temperature === 0 || params.topP >= 1);
+    if (offers) constraint.offerCandidates();
+    let perturbed: Float64Array | null = null;
     try {
       for (;;) {
         if (generated.length >= maxNew) {
           pass.logits.dispose();
           break;
         }
-        const mask = constraint ? await constraint.nextMask() : null;
+        let token = -1;
+        // A sampled step that may offer candidates draws by the Gumbel-max trick (sampler.ts,
+        // `gumbelScores`): the same token whether its matcher takes a candidate or a mask is filled.
+        let scores: Float64Array | null = null;
+        if (offers) {
+          const row = LanguageModel.logitsAt(pass.logits, -1);
+          if (params.temperature > 0) scores = gumbelScores(row, params.temperature, (random() * 2 ** 32) >>> 0, (perturbed ??= new Float64Array(row.length)));
+          const ranked = scores ?? row;
+          token = await constraint.take(() => greedyCandidates(ranked, CANDIDATES));
+        }
+        const mask = constraint && token < 0 ? await constraint.nextMask() : null;
         let logp: Float64Array | null = null;
-        let token: number;
-        if (request.logprobs) {
+        if (token >= 0) {
+          // Taken from the candidates.
+        } else if (scores) token = maskedArgmax(scores, mask!);
+        else if (request.logprobs) {
           logp = LanguageModel.logProbsAt(pass.logits, -1);
           if (mask) maskLogProbs(logp, mask);
           token = sampleToken(logp, params, random);

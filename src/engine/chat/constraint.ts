@@ -24,6 +24,13 @@ import type { GrammarCache } from '../grammar/grammar-cache.ts';
 import { expNonPositive } from '../model/exp-non-positive.ts';
 import type { LanguageModel } from '../model/language-model.ts';
 
+/**
+ * `slowFillMs`: a mask that took this long to fill makes the next steps offer candidates first
+ * (`offerCandidates`); offering costs a pass over the row and a message to the grammar worker,
+ * well under it. Tests set 0 (offer at every step) and Infinity (never) to compare the two.
+ */
+export const offerPolicy = { slowFillMs: 4 };
+
 const OPEN = '<think>';
 const CLOSE = '</think>';
 
@@ -62,6 +69,17 @@ export class ReplyConstraint {
    * (grammar/worker-grammar-backend.ts) fills it while the model runs the next forward pass.
    */
   #next: Promise<void> | null = null;
+  /** Whether the reply's steps may offer candidates (`offerCandidates`). */
+  #offers = false;
+  /**
+   * Whether the next step offers them: after a mask that was slow to fill (`offerPolicy`), until a
+   * step takes none of its candidates and its mask comes fast. Meanwhile no mask is filled ahead.
+   */
+  #offering = false;
+  /** Whether the step's token was already taken by the matcher (`take`). */
+  #taken = false;
+  /** How long the last mask took to fill, from when it was asked for (NaN: not measured). */
+  #fillMs = Number.NaN;
 
   private constructor(matcher: GrammarMatcher, width: number, stopTokens: Iterable<number>, phase: ConstraintStart, thinkOpen: number | null, format: GrammarFormat) {
     this.#matcher = matcher;
@@ -119,12 +137,43 @@ export class ReplyConstraint {
   async nextMask(): Promise<Int32Array> {
     if (this.#phase === 'thinking') return this.#thinking;
     const mask = this.#mask;
-    const next = this.#next ?? this.#matcher.fillNextTokenBitmask(mask, this.#jsonSafe);
+    const next = this.#next ?? this.#fill();
     this.#next = null;
     await next;
+    if (this.#offers) this.#offering = this.#fillMs >= offerPolicy.slowFillMs;
     if (maskIsEmpty(mask)) throw new JevError('unprocessable', "The model's vocabulary cannot go on writing this response_format: the grammar allows none of its tokens next.", { param: 'response_format' });
     if (this.#phase === 'may-think') mask[this.#thinkOpen! >> 5] = mask[this.#thinkOpen! >> 5]! | (1 << (this.#thinkOpen! & 31));
     return mask;
+  }
+
+  /**
+   * Lets steps offer the matcher candidates before a mask is filled (greedy, and sampling at top_p
+   * 1 without logprobs: chat.ts). A mask is slow to fill where xgrammar walks the whole vocabulary
+   * (inside a length-bounded string: 50–200 ms on 49k tokens, docs/structured-output.md), and then
+   * the forward pass waits for it; a candidate costs one token's walk. Steps offer them after a
+   * mask that was slow to fill, and go back to masks filled ahead (beside the forward pass) after
+   * a step that took none of its candidates and whose mask came fast.
+   */
+  offerCandidates(): void {
+    this.#offers = true;
+  }
+
+  /**
+   * The first of `candidates()` that the next mask allows, taken by the matcher (then `accept`
+   * does not feed it again); -1 where it allows none of them, or where this step reads a mask
+   * (the steps are not offering now, or the model may open a think block). Greedy's candidates are
+   * the row's best tokens in order (sampler.ts, `greedyCandidates`): the first allowed is the
+   * masked argmax. A sampled step's are the best of its row perturbed by Gumbel noise
+   * (`gumbelScores`): the first allowed is the masked argmax of the perturbed row, the same token a
+   * filled mask gives, and a draw from the masked distribution.
+   */
+  async take(candidates: () => readonly number[] | null): Promise<number> {
+    if (!this.#offering || this.#phase !== 'now' || this.#next !== null) return -1;
+    const offered = candidates();
+    if (!offered?.length) return -1;
+    const token = await this.#matcher.acceptFirst(offered, this.#jsonSafe);
+    if (token >= 0) this.#taken = true;
+    return token;
   }
 
   /** After the step's token was drawn: the matcher takes it (while active); `reply` is the reply's text so far. */
@@ -143,12 +192,22 @@ export class ReplyConstraint {
       return;
     }
     this.#phase = 'now';
-    if (!this.#matcher.accept(token)) throw new Error(`the grammar refused token ${token}, which its own mask allowed`);
+    if (this.#taken) this.#taken = false;
+    else if (!this.#matcher.accept(token)) throw new Error(`the grammar refused token ${token}, which its own mask allowed`);
     if (this.#calls) this.#inString = endsInString(reply, this.#jsonFrom(reply));
-    const next = this.#matcher.fillNextTokenBitmask(this.#mask, this.#jsonSafe);
+    if (this.#offering) return;
+    const next = this.#fill();
     // Awaited by the next step's `nextMask`; a reply that ends first leaves it unread.
     next.catch(() => undefined);
     this.#next = next;
+  }
+
+  /** Fills the next mask, timed (`#fillMs`). */
+  #fill(): Promise<void> {
+    const asked = performance.now();
+    return this.#matcher.fillNextTokenBitmask(this.#mask, this.#jsonSafe).then(() => {
+      this.#fillMs = performance.now() - asked;
+    });
   }
 
   /** Whether the next token must be one JSON text may hold. */

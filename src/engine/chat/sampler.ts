@@ -143,6 +143,63 @@ function nucleusOf(weights: Float64Array, total: number, topP: number): number[]
   }
 }
 
+/**
+ * The `k` tokens greedy would take first: the largest values, ties to the lower id, in that order
+ * (so the first of them a mask allows is `maskedArgmax` under that mask, as every token not listed
+ * comes after all of them); null where a value is NaN (maskedArgmax's order is not this one then).
+ */
+export function greedyCandidates(values: ArrayLike<number>, k: number): number[] | null {
+  const ids: number[] = [];
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    if (v !== v) return null;
+    // Scanned in id order, a tie never goes ahead of the id already listed.
+    if (ids.length === k && !(v > values[ids[k - 1]!]!)) continue;
+    let at = ids.length === k ? k - 1 : ids.length;
+    while (at > 0 && v > values[ids[at - 1]!]!) at--;
+    if (ids.length === k) ids.pop();
+    ids.splice(at, 0, i);
+  }
+  return ids;
+}
+
+/**
+ * A draw at a temperature as the argmax of perturbed values (the Gumbel-max trick): writes into
+ * `into` each token's `value / temperature + G`, where G is standard Gumbel noise drawn for that
+ * token alone from `step` (one 32-bit draw of the reply's generator per step) and its id, by a
+ * counter-based hash. The argmax of the result is a draw from the softmax at the temperature, and
+ * under a grammar the masked argmax (`maskedArgmax`) is a draw from the masked softmax. As each
+ * token's noise does not depend on which other tokens are looked at, the first allowed of the
+ * result's `greedyCandidates` is that same masked argmax: a step under a grammar may offer those
+ * candidates to its matcher before it fills a mask, and draws the same token either way
+ * (chat/constraint.ts), so a seed reproduces a reply whichever way its steps went.
+ */
+export function gumbelScores(values: ArrayLike<number>, temperature: number, step: number, into: Float64Array): Float64Array {
+  const n = values.length;
+  const out = into.length === n ? into : into.subarray(0, n);
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    out[i] = v === -Infinity ? -Infinity : v / temperature + gumbel(step, i);
+  }
+  return out;
+}
+
+/** Standard Gumbel noise of token `id` at `step`: -log(-log u), u uniform in (0, 1) from a hash of both. */
+export function gumbel(step: number, id: number): number {
+  // lowbias32 (C. Wellons) over the step and the id mixed, twice: a uniform 32-bit value per pair.
+  let x = (step ^ Math.imul(id + 1, 0x9e3779b9)) >>> 0;
+  for (let r = 0; r < 2; r++) {
+    x ^= x >>> 16;
+    x = Math.imul(x, 0x7feb352d);
+    x ^= x >>> 15;
+    x = Math.imul(x, 0x846ca68b);
+    x ^= x >>> 16;
+  }
+  const u = ((x >>> 0) + 0.5) / 4294967296;
+  return -Math.log(-Math.log(u));
+}
+
 export function argmax(values: ArrayLike<number>): number {
   let best = 0;
   for (let i = 1; i < values.length; i++) if (values[i]! > values[best]!) best = i;

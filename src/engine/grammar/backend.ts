@@ -64,6 +64,14 @@ export interface GrammarMatcher {
   fillNextTokenBitmask(mask: Int32Array, jsonSafe?: boolean): Promise<void>;
   /** Advances over `token`; false (and nothing changes) when the grammar does not allow it. */
   accept(token: number): boolean;
+  /**
+   * Advances over the first of `candidates` that the next mask (as `fillNextTokenBitmask` with
+   * `jsonSafe` would fill it) allows, and returns it; -1 where it allows none of them (nothing
+   * changes). Each candidate costs one token's walk, not the vocabulary's: where the mask would
+   * be slow to fill (a length-bounded string), a greedy step asks for its best few tokens first
+   * (chat/constraint.ts).
+   */
+  acceptFirst(candidates: readonly number[], jsonSafe?: boolean): Promise<number>;
   /** Whether a stop token was accepted: the reply is complete. */
   isTerminated(): boolean;
   dispose(): void;

@@ -27,6 +27,8 @@ export interface GrammarCounters {
   /** Matchers made and disposed: equal between requests. */
   matchersMade: number;
   matchersDisposed: number;
+  /** Greedy steps whose token a matcher took from the row's best tokens, without a mask (`acceptFirst`). */
+  takenFirst: number;
 }
 
 export const DEFAULT_MAX_GRAMMARS = 16;
@@ -36,7 +38,7 @@ export class GrammarCache {
   /** Keys compiled by `warm` whose request has not yet asked for them. */
   readonly #warmed = new Set<string>();
   #vocab: { lm: LanguageModel; vocab: TokenVocabulary } | null = null;
-  #counters: GrammarCounters = { compiles: 0, hits: 0, grammars: 0, compileMs: 0, lastCompileMs: 0, tooComplex: 0, matchersMade: 0, matchersDisposed: 0 };
+  #counters: GrammarCounters = { compiles: 0, hits: 0, grammars: 0, compileMs: 0, lastCompileMs: 0, tooComplex: 0, matchersMade: 0, matchersDisposed: 0, takenFirst: 0 };
 
   constructor(
     readonly backend: GrammarBackend,
@@ -130,6 +132,11 @@ export class GrammarCache {
     return {
       fillNextTokenBitmask: (mask, jsonSafe) => inner.fillNextTokenBitmask(mask, jsonSafe),
       accept: (token) => inner.accept(token),
+      acceptFirst: async (candidates, jsonSafe) => {
+        const token = await inner.acceptFirst(candidates, jsonSafe);
+        if (token >= 0) this.#counters.takenFirst++;
+        return token;
+      },
       isTerminated: () => inner.isTerminated(),
       dispose: () => {
         if (disposed) return;

@@ -16,13 +16,15 @@ export type GrammarRequest =
   | { op: 'matcher'; id: number; grammar: number }
   /** Takes the tokens accepted since the last fill, then fills the next mask. */
   | { op: 'fill'; id: number; matcher: number; accepted: number[]; jsonSafe: boolean }
+  /** Takes the tokens accepted since the last fill, then the first of `candidates` the next mask allows (its id, or -1). */
+  | { op: 'accept-first'; id: number; matcher: number; accepted: number[]; candidates: number[]; jsonSafe: boolean }
   | { op: 'dispose-grammar'; grammar: number }
   | { op: 'dispose-matcher'; matcher: number }
   | { op: 'forget'; vocab: string };
 
 export type GrammarReply =
   | { id: number; type: 'compiling' }
-  /** compile: the grammar's id and the wasm heap after it; matcher: the matcher's id; fill: the mask (transferred). */
+  /** compile: the grammar's id and the wasm heap after it; matcher: the matcher's id; fill: the mask (transferred); accept-first: the token taken, or -1. */
   | { id: number; type: 'ok'; value: number; heapBytes?: number; mask?: Int32Array }
   /** `error`: a JevError's JSON; `memory`: the compile was stopped at the memory cap. */
   | { id: number; type: 'error'; error: unknown; memory?: boolean };

@@ -94,6 +94,15 @@ export function serveGrammars(port: GrammarPort): void {
         port.post({ id: request.id, type: 'ok', value: 0, mask }, [mask.buffer]);
         return;
       }
+      case 'accept-first': {
+        const held = matchers.get(request.matcher);
+        if (!held) throw new Error(`the grammar worker has no matcher ${request.matcher}`);
+        for (const token of request.accepted) {
+          if (!held.matcher.accept(token)) throw new Error(`the grammar refused token ${token}, which its own mask allowed`);
+        }
+        port.post({ id: request.id, type: 'ok', value: await held.matcher.acceptFirst(request.candidates, request.jsonSafe) });
+        return;
+      }
     }
   };
 

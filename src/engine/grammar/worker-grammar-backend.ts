@@ -16,7 +16,8 @@
  *   next mask; `accept` answers from the mask last filled (xgrammar's mask, ANDed with the
  *   vocabulary's: what the chat loop draws from), and `isTerminated` from the stop tokens taken.
  *   chat/constraint.ts asks for the next mask as soon as a token is accepted, so that the worker
- *   fills it while the model runs the next forward pass.
+ *   fills it while the model runs the next forward pass. `acceptFirst` sends them too, and the
+ *   worker takes the first of the candidates its matcher accepts (a greedy step's best tokens).
  */
 import { JevError, validationMessage } from '../../contract/index.ts';
 import { maskAllows, type CompiledGrammar, type GrammarBackend, type GrammarFormat, type GrammarMatcher } from './backend.ts';
@@ -129,6 +130,17 @@ class WorkerMatcher implements GrammarMatcher {
     const reply = await this.home.ask({ op: 'fill', id: this.nextId(), matcher: this.id, accepted, jsonSafe });
     mask.set(reply.mask!.subarray(0, mask.length));
     this.#last = reply.mask!;
+  }
+
+  async acceptFirst(candidates: readonly number[], jsonSafe = true): Promise<number> {
+    if (this.#terminated) return -1;
+    const accepted = this.#accepted;
+    this.#accepted = [];
+    this.#last = null;
+    const reply = await this.home.ask({ op: 'accept-first', id: this.nextId(), matcher: this.id, accepted, candidates: [...candidates], jsonSafe });
+    const token = reply.value;
+    if (token >= 0 && this.vocab.stopTokenIds.includes(token)) this.#terminated = true;
+    return token;
   }
 
   accept(token: number): boolean {

@@ -134,6 +134,19 @@ class XgGrammarMatcher implements GrammarMatcher {
     for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & safe[i]! & wellFormed[i]!;
   }
 
+  async acceptFirst(candidates: readonly number[], jsonSafe = true): Promise<number> {
+    const safe = this.vocab.jsonSafe;
+    const { encoded, stopTokenIds } = this.vocab;
+    for (const token of candidates) {
+      if (!Number.isInteger(token) || token < 0 || token >= this.vocab.width) continue;
+      if (jsonSafe && ((safe[token >> 5]! >>> (token & 31)) & 1) === 0) continue;
+      // A blank token (special, or a hole) that is not a stop token: never in a mask, and xgrammar warns on the console at each.
+      if (encoded[token] === '' && !stopTokenIds.includes(token)) continue;
+      if (this.accept(token)) return token;
+    }
+    return -1;
+  }
+
   accept(token: number): boolean {
     const state = this.#utf8.after(this.#utf8State, token);
     if (state === UTF8_INVALID || !this.handle.acceptToken(token)) return false;
