@@ -184,8 +184,14 @@ export async function loadLanguageModel(
       // On wasm only: onnxruntime-web initializes its runtime once per backend name, and a WebGPU
       // session created while the warm-up's `wasm` initialization runs throws ("multiple calls to 'initWasm()'").
       const warming = ort && device === 'wasm' ? warmUpRuntime(ort as unknown as WarmUpFactory) : null;
-      const tokenizer = await timed('tokenizer', () => AutoTokenizer.from_pretrained(model, { progress_callback }));
-      byteLevelAscii(tokenizer); // the same ids, tokenized faster (byte-level-ascii.ts)
+      // The tokenizer's files are read and parsed while the model's are: a return visit waited for
+      // one, then the other (docs/benchmarks.md, "Where a load goes").
+      const tokenizing = timed('tokenizer', () => AutoTokenizer.from_pretrained(model, { progress_callback })).then((tokenizer) => {
+        byteLevelAscii(tokenizer); // the same ids, tokenized faster (byte-level-ascii.ts)
+        return tokenizer;
+      });
+      // Awaited below; where the model fails first, its error is the load's and this one is dropped.
+      tokenizing.catch(() => undefined);
       const session_options = device === 'cpu' ? nodeSessionOptions() : undefined;
       const fromPretrained = () => AutoModelForCausalLM.from_pretrained(model, { device, dtype, progress_callback, ...(session_options ? { session_options } : {}) });
       // In the browser: each weight copied into wasm memory once, logits computed for the rows read
@@ -193,7 +199,15 @@ export async function loadLanguageModel(
       // Rewrites kept in the model cache, beside the file (rewritten-graphs.ts): where the fetch checked the file (its SHA-256 is known).
       const rewritten = ort && handoff ? await withSessionRewrites(ort, fromPretrained, handoff, rewritesOn(device, dtype, context.quantizeHead), timer ?? null, new RewrittenGraphs()) : null;
       // In Node the whole read of the model (from disk) counts as the session's creation.
-      lm = new LanguageModel(model, rewritten ? rewritten.value : await timed('session', fromPretrained), tokenizer, device, dtype);
+      const pretrained = rewritten ? rewritten.value : await timed('session', fromPretrained);
+      let tokenizer: Awaited<typeof tokenizing>;
+      try {
+        tokenizer = await tokenizing;
+      } catch (e) {
+        await pretrained.dispose().catch(() => undefined);
+        throw e;
+      }
+      lm = new LanguageModel(model, pretrained, tokenizer, device, dtype);
       await warming;
       return { lm, rewritten };
     });

@@ -91,7 +91,10 @@ export function attachRewrites(lm: LanguageModel, report: SessionRewriteReport):
  * that kept rewrite needs nothing of the file (rewritten-graphs.ts, `complete`), the load's fetch
  * does not read the file at all (`ModelHandoff.unneeded`).
  *
- * The factory is restored when `load` settles.
+ * The factory is restored when `load` settles. In a browser, where buffers were released, a
+ * garbage collection is then prompted (collection-prompt.ts) beside the model's first work, not
+ * before it: `collecting` settles when it is over, with `report.collected` set (a load waited
+ * 90-100 ms for it, TinyStories' return visit, 2026-12-03).
  * A model already in external-data form is created as it was. Either way, once the session exists
  * the bytes it was made from are released (release-buffer.ts). A model given any other way (a URL,
  * an offset into a buffer) is left to onnxruntime.
@@ -105,7 +108,7 @@ export async function withSessionRewrites<T>(
   timer: LoadTimer | null = null,
   /** Where rewrites are kept between loads; null: made on every load. */
   kept: RewrittenGraphs | null = null,
-): Promise<{ value: T; report: SessionRewriteReport }> {
+): Promise<{ value: T; report: SessionRewriteReport; collecting: Promise<boolean> | null }> {
   const original = factory.create;
   const report: SessionRewriteReport = { sessions: 0, bytes: 0, logitsToKeep: 0, int8Projections: 0, int8Head: { embedding: false, lmHead: false, engineKernel: false, floatBytesDropped: 0, int8Bytes: 0 }, kernelHead: null, tiedHead: 0, released: 0, collected: null, fusedAttention: [] };
   // Released buffers that a browser API has seen go at a collection only (collection-prompt.ts).
@@ -168,8 +171,14 @@ export async function withSessionRewrites<T>(
   if (handoff && kept) handoff.unneeded = (url, sha256) => kept.complete({ url, sha256 }, rewriteSignature(rewrites, true));
   try {
     const value = await (handoff ? withHandoff(handoff, load) : load());
-    if (report.released > 0 && ('WorkerGlobalScope' in globalThis || 'document' in globalThis)) report.collected = await promptCollection(witness);
-    return { value, report };
+    const prompted = report.released > 0 && ('WorkerGlobalScope' in globalThis || 'document' in globalThis);
+    const collecting = prompted
+      ? promptCollection(witness).then(
+          (collected) => (report.collected = collected),
+          () => false,
+        )
+      : null;
+    return { value, report, collecting };
   } finally {
     factory.create = original;
   }
