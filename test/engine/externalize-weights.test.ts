@@ -138,6 +138,25 @@ describe('onnxruntime-web runs the rewritten graph exactly as the original', () 
     await reference.release();
   });
 
+  it('withSessionRewrites in a worker: returns before the collection it prompts is over, which then sets report.collected', async () => {
+    const factory = ort.InferenceSession;
+    const scope = globalThis as { WorkerGlobalScope?: unknown };
+    scope.WorkerGlobalScope = class {};
+    try {
+      const { value: session, report, collecting } = await withSessionRewrites(factory, () => factory.create(bytesOf('model.onnx'), {}));
+      // Released buffers, so a collection is prompted; the load did not wait for it (at least 8 turns of the event loop).
+      expect(report.released).toBeGreaterThan(0);
+      expect(collecting).not.toBeNull();
+      expect(report.collected).toBeNull();
+      const collected = await collecting;
+      expect(typeof collected).toBe('boolean');
+      expect(report.collected).toBe(collected);
+      await session.release();
+    } finally {
+      delete scope.WorkerGlobalScope;
+    }
+  });
+
   it('withSessionRewrites: a failed load puts the factory back and releases nothing', async () => {
     const factory = ort.InferenceSession;
     const create = factory.create;
