@@ -8,32 +8,25 @@ import { join } from 'node:path';
 import { PreTrainedModel } from '@huggingface/transformers';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { JevError } from '../../src/contract/index.ts';
-import { Engine } from '../../src/engine/engine.ts';
 import { GENERATED, loadEngine, TINY } from '../support/models.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'jev-tokenizer-beside-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** TINY's folder, copied without `drop`. */
-function withoutFile(name: string, drop: string): void {
+/** TINY's fp32 model in a folder of its own under `root`, without the file `drop` (if any). */
+function copyModel(name: string, drop: string | null = null): void {
   const from = join(GENERATED, TINY);
   mkdirSync(join(root, name, 'onnx'), { recursive: true });
   for (const f of readdirSync(from)) if (f !== drop && f !== 'onnx' && f !== 'gguf') copyFileSync(join(from, f), join(root, name, f));
   copyFileSync(join(from, 'onnx', 'model.onnx'), join(root, name, 'onnx', 'model.onnx'));
 }
 
-async function load(name: string): Promise<Engine> {
-  const engine = new Engine({ runtime: { localModelPath: root }, isNode: true, source: () => ({ has: async (file) => file === 'model.onnx' }) });
-  await engine.load({ model: name, host: 'http://unused.invalid', device: 'auto', dtype: 'fp32' });
-  return engine;
-}
-
 describe('the tokenizer read beside the model', () => {
   it('a missing tokenizer.json fails the load with its own error, and the model loaded beside it is disposed', async () => {
-    withoutFile('no-tokenizer', 'tokenizer.json');
+    copyModel('no-tokenizer', 'tokenizer.json');
     const dispose = vi.spyOn(PreTrainedModel.prototype, 'dispose');
     try {
-      const error = await load('no-tokenizer').then(
+      const error = await loadEngine(root, 'no-tokenizer').then(
         () => null,
         (e: unknown) => e,
       );
@@ -47,8 +40,8 @@ describe('the tokenizer read beside the model', () => {
   });
 
   it('the same folder with its tokenizer loads, and tokenizes as the original', async () => {
-    withoutFile('whole', 'none');
-    const [engine, original] = [await load('whole'), await loadEngine(GENERATED, TINY)];
+    copyModel('whole');
+    const [engine, original] = [await loadEngine(root, 'whole'), await loadEngine(GENERATED, TINY)];
     try {
       const text = 'Hello world, the quick brown fox. Ünïcödé 123';
       const ids = engine.languageModel!.encode(text, false);
