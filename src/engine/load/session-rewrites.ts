@@ -25,7 +25,7 @@ export interface SessionRewriteReport {
   tiedHead: number;
   /** Bytes of model files (and of the int8 weights made from them) released as soon as their session existed (release-buffer.ts). */
   released: number;
-  /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted. */
+  /** In a browser: whether the released buffers' objects were seen collected after the load (collection-prompt.ts); null where not prompted, and until the prompt (`collecting`) ends. */
   collected: boolean | null;
   /** The fused attention operators the sessions' graphs use (fused-attention.ts), or null where a graph was not read (too big, not given as bytes, or not parsed): the WebGPU long-pass check then runs. */
   fusedAttention: string[] | null;
