@@ -5,7 +5,10 @@
  * (`status().lastLoad`) and the renderers' peak resident memory while it loads. Each model and
  * dtype gets a fresh persistent profile (Playwright's `launchPersistentContext`, so that the
  * browser's HTTP, Cache API and V8 code caches are what a real user's are): its first visit reads
- * every file from the mirror, then the page is opened again `returns` times, each a return visit.
+ * every file from the mirror, then the page is opened again `returns` times in the same tab, each a
+ * return visit (a reload), then `returns` times after the tab has been elsewhere for 2 s, each a
+ * fresh visit (a new renderer process: measured, a reload's renderer still holds much of the visit
+ * before, docs/benchmarks.md).
  * Beside each, llama.cpp in the app's place (wllama, bench/page/wllama-load.ts) on the GGUF of the
  * same weights, through wllama's own model cache, in a profile of its own: the peer the issue's
  * targets are set against.
@@ -70,7 +73,10 @@ function ggufOnMirror(model: string, dtype: string, mirror: ModelHost): string |
   return `${mirror.url}/${model}/resolve/main/${ggufFile(m, dtype as PeerDtype)}`;
 }
 
-/** One runtime's visits of its page in a fresh persistent profile: the first visit, then `returns` return visits. */
+/** How long the tab stays on `about:blank` before a fresh visit. */
+const FRESH_AFTER_MS = 2000;
+
+/** One runtime's visits of its page in a fresh persistent profile: the first visit, then `returns` return visits (reloads), then `returns` fresh visits. */
 async function profileVisits(url: string, returns: number, label: string, log: (...a: unknown[]) => void): Promise<{ visits: LoadVisit[]; facts: PageReport | null }> {
   const profile = mkdtempSync(join(tmpdir(), 'jev-bench-load-'));
   const ctx = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
@@ -80,11 +86,16 @@ async function profileVisits(url: string, returns: number, label: string, log: (
     page.on('pageerror', (e) => log(`${label} page error:`, e.message));
     const visits: LoadVisit[] = [];
     let facts: PageReport | null = null;
-    for (let i = 0; i <= returns; i++) {
+    for (let i = 0; i <= 2 * returns; i++) {
+      const kind: LoadVisit['visit'] = i === 0 ? 'first' : i <= returns ? 'return' : 'fresh';
+      if (kind === 'fresh') {
+        await page.goto('about:blank');
+        await new Promise((resolve) => setTimeout(resolve, FRESH_AFTER_MS));
+      }
       const { report, peak } = await visit(page, url, profile);
       facts = report;
       const v: LoadVisit = {
-        visit: i === 0 ? 'first' : 'return',
+        visit: kind,
         index: i,
         ready_ms: report.readyMs,
         first_answer_ms: report.answerMs,
@@ -109,7 +120,10 @@ async function profileVisits(url: string, returns: number, label: string, log: (
 export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirror: ModelHost, log: (...a: unknown[]) => void): Promise<LoadVisitResult[]> {
   const rows: LoadVisitResult[] = [];
   const row = (runtime: LoadVisitResult['runtime'], dtype: string, visits: LoadVisit[], facts: PageReport | null, start: number): LoadVisitResult => {
-    const returns = visits.filter((v) => v.visit === 'return').map((v) => v.ready_ms);
+    const spread = (kind: LoadVisit['visit']) => {
+      const ready = visits.filter((v) => v.visit === kind).map((v) => v.ready_ms);
+      return ready.length ? { median: median(ready), min: Math.min(...ready), max: Math.max(...ready) } : null;
+    };
     return {
       runtime,
       model: plan.model,
@@ -118,7 +132,8 @@ export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirro
       threads: facts?.threads ?? null,
       cross_origin_isolated: facts?.crossOriginIsolated ?? false,
       visits,
-      return_ready_ms: returns.length ? { median: median(returns), min: Math.min(...returns), max: Math.max(...returns) } : null,
+      return_ready_ms: spread('return'),
+      fresh_ready_ms: spread('fresh'),
       load_average: { start, end: loadavg()[0]! },
     };
   };

@@ -3,8 +3,14 @@ import type { LastLoad } from '../../src/protocol/engine-api.ts';
 
 /** One visit of an app's page: the library's client from `createClient()` to ready and to its first answer. */
 export interface LoadVisit {
-  /** `first`: a fresh profile, every file from the mirror; `return`: the same profile again, files from the browser's cache (and V8's code cache). */
-  visit: 'first' | 'return';
+  /**
+   * `first`: a fresh profile, every file from the mirror. `return`: the page opened again at once
+   * in the same tab (a reload: the renderer process of the visit before, with whatever it still
+   * holds, goes on), files from the browser's cache (and V8's code cache). `fresh`: the same, after
+   * the tab has been elsewhere (`about:blank`, so the renderer process of the visit before ends)
+   * for 2 s: a user who comes back later, in a new renderer.
+   */
+  visit: 'first' | 'return' | 'fresh';
   /** The visit's place in the run (0 = the first visit), so repetitions can be told apart. */
   index: number;
   ready_ms: number;
@@ -27,8 +33,10 @@ export interface LoadVisitResult {
   cross_origin_isolated: boolean;
   /** Every visit, in the order run (one profile: the first visit, then the return visits). */
   visits: LoadVisit[];
-  /** The return visits' median time to ready, and their range. */
+  /** The return visits' (reloads') median time to ready, and their range. */
   return_ready_ms: { median: number; min: number; max: number } | null;
+  /** The fresh visits' median time to ready, and their range. */
+  fresh_ready_ms: { median: number; min: number; max: number } | null;
   /** 1-minute load average before and after: the machine is shared. */
   load_average: { start: number; end: number };
 }

@@ -1,4 +1,5 @@
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 
@@ -39,13 +40,18 @@ export async function startStatic(root: string, port = 0, headers: Record<string
     if (!file) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
     const rewrite = overrides.get(path);
     const body = rewrite ? Buffer.from(rewrite(readFileSync(file, 'utf8'))) : null;
+    const stat = statSync(file);
+    // Validators, as any real host sends them, so that a return visit revalidates (304) and the
+    // browser keeps what it derived from the file: V8's code cache for onnxruntime's wasm and the
+    // scripts (docs/benchmarks.md, "Where a load goes"). A rewritten file's tag is its body's hash.
+    const etag = body ? `"${createHash('sha1').update(body).digest('base64url')}"` : `"${stat.size.toString(36)}-${stat.mtimeMs.toString(36)}"`;
+    const common = { 'Cache-Control': 'no-cache', ETag: etag, 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', ...headers };
+    if (req.headers['if-none-match'] === etag) return void res.writeHead(304, common).end();
     res.writeHead(200, {
       'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'Content-Length': String(body ? body.byteLength : statSync(file).size),
-      'Cache-Control': 'no-cache',
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
-      ...headers,
+      'Content-Length': String(body ? body.byteLength : stat.size),
+      'Last-Modified': stat.mtime.toUTCString(),
+      ...common,
     });
     if (req.method === 'HEAD') return void res.end();
     if (body) return void res.end(body);
