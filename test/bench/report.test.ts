@@ -3,6 +3,7 @@ import { END, renderChart, renderOrtBuilds, renderResults, START, updateDocument
 import { median, type BenchResult, type OrtBuildSide } from '../../bench/lib/schema.ts';
 import { SMOL } from '../../bench/lib/plan.ts';
 import { evaluateTargets } from '../../bench/lib/targets.ts';
+import type { LoadVisit, LoadVisitResult } from '../../bench/lib/schema-load-rows.ts';
 
 // The bench's writers on a made-up result: no browser, no timing, no assertion on speed.
 const result: BenchResult = {
@@ -146,6 +147,31 @@ describe('bench report writers', () => {
     expect(target(pc)).toMatchObject({ value: 1.2, threshold: 0.9, met: true });
     expect(target(pc).detail).toContain('6.00× of a 5.00× token ceiling');
     expect(target({ ...pc, repeat_ms: 1500 })).toMatchObject({ value: 0.8, met: false });
+  });
+
+  it('hold each kind of return visit to wllama (time to ready ≤ 1.0×, peak ≤ 1.1×), q4 to 1.5 s and TinyStories to 0.5 s', () => {
+    const visit = (kind: LoadVisit['visit'], ready: number, peak: number | null): LoadVisit => ({ visit: kind, index: 0, ready_ms: ready, first_answer_ms: ready + 100, navigation_ms: 50, peak_renderers_rss_bytes: peak, last_load: null });
+    const row = (runtime: LoadVisitResult['runtime'], model: string, dtype: string, visits: LoadVisit[]): LoadVisitResult => ({
+      runtime, model, device: 'wasm', dtype, threads: 2, cross_origin_isolated: true, visits, return_ready_ms: null, fresh_ready_ms: null, load_average: { start: 1, end: 1 },
+    });
+    const MiB = 2 ** 20;
+    const load_visits = [
+      // reloads: medians 2,000 vs 1,600 ms; fresh: 1,400 vs 1,600 ms (the first visit counts in neither)
+      row('engine', SMOL, 'q4', [visit('first', 9000, 5000 * MiB), visit('return', 2000, 1100 * MiB), visit('return', 3000, 1000 * MiB), visit('return', 1000, null), visit('fresh', 1400, 800 * MiB)]),
+      row('wllama', SMOL, 'q4', [visit('first', 5000, 100 * MiB), visit('return', 1600, 1000 * MiB), visit('fresh', 1600, 800 * MiB)]),
+      row('engine', 'TinyStories-656K', 'fp32', [visit('return', 450, 500 * MiB)]),
+    ];
+    const targets = evaluateTargets({ ...result, load_visits });
+    const find = (prefix: string) => targets.find((t) => t.name.startsWith(prefix))!;
+    expect(find(`load ${SMOL} q4, reloads: time to ready ≤ 1.0×`)).toMatchObject({ value: 1.25, threshold: 1, met: false });
+    expect(find(`load ${SMOL} q4, fresh visits: time to ready ≤ 1.0×`)).toMatchObject({ value: 0.875, met: true });
+    expect(find(`load ${SMOL} q4, reloads: renderers' peak ≤ 1.1×`)).toMatchObject({ value: 1.1, met: true });
+    expect(find(`load ${SMOL} q4, fresh visits: renderers' peak`)).toMatchObject({ value: 1, met: true });
+    expect(find(`load ${SMOL} q4, reloads: time to ready ≤ 1.50 s`)).toMatchObject({ value: 2000, threshold: 1500, met: false });
+    expect(find(`load ${SMOL} q4, fresh visits: time to ready ≤ 1.50 s`)).toMatchObject({ value: 1400, met: true });
+    expect(find('load TinyStories-656K fp32, reloads: time to ready ≤ 500 ms')).toMatchObject({ value: 450, met: true });
+    // No peer row for TinyStories here: no ratio is made up.
+    expect(targets.filter((t) => t.name.startsWith('load TinyStories-656K')).map((t) => t.name)).toHaveLength(1);
   });
 
   it('takes medians', () => {
