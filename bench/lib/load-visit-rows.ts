@@ -13,10 +13,10 @@
  * same weights, through wllama's own model cache, in a profile of its own: the peer the issue's
  * targets are set against.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../../scripts/machine/chromium.ts';
 import { browserTree } from '../../scripts/machine/procs.ts';
 import type { ModelHost } from '../../e2e/support/model-host.ts';
@@ -73,6 +73,32 @@ function ggufOnMirror(model: string, dtype: string, mirror: ModelHost): string |
   return `${mirror.url}/${model}/resolve/main/${ggufFile(m, dtype as PeerDtype)}`;
 }
 
+/**
+ * `JEV_LOAD_TRACE=first|return|fresh:FILE` (a local investigation, unset in CI): Chromium's trace
+ * (timeline, V8 and wasm compile categories) of the last visit of that kind, per runtime and dtype,
+ * written to `FILE.<runtime and dtype>.<kind>.json` (the trace events: open it in Perfetto, or sum
+ * the events per thread; docs/benchmarks.md, "Where a load goes").
+ */
+const TRACE = (() => {
+  const m = /^(first|return|fresh):(.+)$/.exec(process.env['JEV_LOAD_TRACE'] ?? '');
+  return m ? { kind: m[1] as LoadVisit['visit'], file: m[2]! } : null;
+})();
+
+async function startTrace(ctx: BrowserContext, page: Page): Promise<() => Promise<unknown[]>> {
+  const cdp = await ctx.newCDPSession(page);
+  const events: unknown[] = [];
+  cdp.on('Tracing.dataCollected', (e: { value: unknown[] }) => void events.push(...e.value));
+  const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink', 'loading', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile'];
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories }, transferMode: 'ReportEvents' });
+  return async () => {
+    const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+    await cdp.send('Tracing.end');
+    await complete;
+    await cdp.detach();
+    return events;
+  };
+}
+
 /** How long the tab stays on `about:blank` before a fresh visit. */
 const FRESH_AFTER_MS = 2000;
 
@@ -92,7 +118,11 @@ async function profileVisits(url: string, returns: number, label: string, log: (
         await page.goto('about:blank');
         await new Promise((resolve) => setTimeout(resolve, FRESH_AFTER_MS));
       }
+      // A local investigation (unset in CI): the browser's trace of the last visit of one kind.
+      const traced = TRACE && TRACE.kind === kind && i === (kind === 'fresh' ? 2 * returns : kind === 'return' ? returns : 0);
+      const tracing = traced ? await startTrace(ctx, page) : null;
       const { report, peak } = await visit(page, url, profile);
+      if (tracing) writeFileSync(`${TRACE!.file}.${label.replace(/[^\w.-]+/g, '-')}.${kind}.json`, JSON.stringify(await tracing()));
       facts = report;
       const v: LoadVisit = {
         visit: kind,
