@@ -95,6 +95,8 @@ async function main(): Promise<void> {
     options.grid = options.formats = options.peers = options.logits = options.structured = options.tabs = false;
     options.md = null;
   }
+  // wllama's load visits beside the engine's, unless `--no-peers` (the switch itself is cleared below for `--only load`).
+  const loadPeers = options.peers;
   if (options.only === 'load') {
     // An app's start-up alone, first and return visits (bench/lib/load-visit-rows.ts): JSON only, docs untouched.
     options.grid = options.formats = options.peers = options.logits = options.structured = options.tabs = false;
@@ -191,7 +193,7 @@ async function main(): Promise<void> {
     }
     if (options.only === 'load') {
       const dtypes = options.dtypes.filter((d) => d === 'fp32' || d === 'q8' || d === 'q4');
-      result.load_visits = await measureLoadVisits({ model: options.models?.[0] ?? SMOL, dtypes, returns: options.reps ?? 3 }, site.url, mirror, log);
+      result.load_visits = await measureLoadVisits({ model: options.models?.[0] ?? SMOL, dtypes, returns: options.reps ?? 3, peers: loadPeers }, site.url, mirror, log);
       writeJson(options.json, finalize(result, started));
     }
     for (const plan of plans) {

@@ -30,6 +30,8 @@ export interface LoadVisitPlan {
   dtypes: string[];
   /** Return visits after the first. */
   returns: number;
+  /** wllama's visits of the same weights beside the engine's (`--no-peers` leaves them out). */
+  peers: boolean;
 }
 
 interface PageReport {
@@ -145,7 +147,7 @@ async function profileVisits(url: string, returns: number, label: string, log: (
 
 /**
  * Per dtype: the engine's visits (its own profile), then wllama's on the GGUF of the same weights
- * where the model has one (a profile of its own, the same threads), each a row.
+ * where the model has one and the plan asks for peers (a profile of its own, the same threads), each a row.
  */
 export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirror: ModelHost, log: (...a: unknown[]) => void): Promise<LoadVisitResult[]> {
   const rows: LoadVisitResult[] = [];
@@ -172,7 +174,7 @@ export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirro
     const url = `${site}/load.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${dtype}`;
     const engine = await profileVisits(url, plan.returns, `${plan.model} ${dtype}`, log);
     rows.push(row('engine', dtype, engine.visits, engine.facts, start));
-    const gguf = ggufOnMirror(plan.model, dtype, mirror);
+    const gguf = plan.peers ? ggufOnMirror(plan.model, dtype, mirror) : null;
     if (!gguf) continue;
     start = loadavg()[0]!;
     const threads = engine.facts?.threads ?? 0;

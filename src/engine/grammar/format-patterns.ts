@@ -21,16 +21,31 @@ const DATE = [
 /** RFC 3339 full-time with its offset (no leap second). */
 const TIME = '(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])';
 /**
+ * Host names are written in lower case, the form DNS compares them in (RFC 4343: a name in any case
+ * is the same name, so no host is lost), which halves the classes the grammar's automata run on:
+ * zod's `.email()` (its pattern beside `format: email`) compiled in 240 ms against 469 ms with
+ * mixed-case labels and apostrophes anywhere (docs/structured-output.md, "Compile time").
+ *
  * A host name's label: at most 22 characters here (63 allowed), and at most four labels: a label's
  * bound is a copy per character in the grammar (`{0,61}` took 3 s to compile for a 150,000-token
  * vocabulary, `{0,20}` a tenth of that).
  */
-const LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,20}[a-zA-Z0-9])?';
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,20}[a-z0-9])?';
 const HOSTNAME = `${LABEL}(?:\\.${LABEL}){0,3}`;
-/** A domain of an e-mail address or a URI, whose labels validators do not bound. */
-const FREE_LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
+/**
+ * A domain's label in an e-mail address or a URI, whose length validators do not bound: hyphens
+ * inside, at most two together (`xn--` of an internationalized name), which zod's `.email()`
+ * compiles in 241 ms against 331 ms with hyphen runs of any length.
+ */
+const FREE_LABEL = '[a-z0-9]+(?:--?[a-z0-9]+)*';
 const DOMAIN = `${FREE_LABEL}(?:\\.${FREE_LABEL})*`;
-const ATOM = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+";
+/**
+ * An e-mail address's atom: an apostrophe only between other characters (O'Brien), never first or
+ * last, which is also what common validators' patterns ask (zod's: no apostrophe before the `@`);
+ * their intersection stays two automaton states instead of four.
+ */
+const ATEXT = '[a-zA-Z0-9!#$%&*+/=?^_`{|}~-]+';
+const ATOM = `${ATEXT}(?:'${ATEXT})*`;
 const EMAIL = `${ATOM}(?:\\.${ATOM})*@${FREE_LABEL}(?:\\.${FREE_LABEL})+`;
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const HEX = '[0-9a-fA-F]';
