@@ -19,6 +19,7 @@ import type { Engine } from '../../src/engine/engine.ts';
 import { schemaToEbnf } from '../../src/engine/grammar/json-schema/compile.ts';
 import { GENERATED, loadEngine } from '../../test/support/models.ts';
 import { SMOL } from './plan.ts';
+import { median } from './schema.ts';
 
 import type { CompileRow, MaskRow, StructuredCompileResult } from './schema-feature-rows.ts';
 export type { CompileRow, MaskRow, StructuredCompileResult };
@@ -99,7 +100,6 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 const r1 = (x: number) => Math.round(x * 10) / 10;
-const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
 
 /** Compile rows per set, and the mask's cost on the slowest schema; `limit` caps the suite's schemas (a small run). */
 export async function measureStructuredCompile(log: (...a: unknown[]) => void, limit?: number): Promise<StructuredCompileResult> {

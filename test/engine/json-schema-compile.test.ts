@@ -170,72 +170,57 @@ describe('recursion', () => {
   });
 });
 
-describe('oneOf of required names, and not, walked through xgrammar', () => {
-  const walker = new CharWalker();
-  afterAll(() => walker.clear());
-  const f = (schema: Record<string, unknown>) => ({ type: 'json_schema' as const, schema });
-  const props = { base: { type: 'integer' }, height: { type: 'integer' }, length: { type: 'integer' }, radius: { type: 'integer' }, width: { type: 'integer' } };
-  const cases: [string, Record<string, unknown>, string[], string[]][] = [
-    // JSONSchemaBench Glaiveai2K/calculate_area_*: the branches overlap where a value has both's names; exactly one must match.
-    ['oneOf of required names', { type: 'object', properties: props, oneOf: [{ required: ['radius'] }, { required: ['length', 'width'] }, { required: ['base', 'height'] }] },
-      ['{"radius": 1}', '{"length": 2, "width": 3}', '{"base": 1, "height": 2}', '{"height": 2, "radius": 1}', '{"length": 2, "radius": 1}'],
-      ['{}', '{"length": 2, "radius": 1, "width": 3}', '{"base": 1, "height": 2, "radius": 1}', '{"base": 1, "height": 2, "length": 2, "width": 3}', '{"length": 2}']],
-    ['oneOf of branches with required names and more', { type: 'object', oneOf: [{ properties: { a: { type: 'integer' } }, required: ['a'] }, { properties: { b: { type: 'string' } }, required: ['b'] }] },
-      ['{"a": 1}', '{"b": "x"}'],
-      ['{"a": 1, "b": "x"}', '{}', '{"a": "x"}']],
-    ['not of required names', { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, not: { required: ['a', 'b'] } },
-      ['{}', '{"a": 1}', '{"b": 2}'],
-      ['{"a": 1, "b": 2}', '1', '"x"', 'null', '[]']],
-    ['not {} (a forbidden property)', { type: 'object', properties: { a: { type: 'integer' }, b: { not: {} } } }, ['{}', '{"a": 1}'], ['{"b": 1}', '{"a": 1, "b": null}']],
-  ];
-  for (const [what, schema, valid, invalid] of cases) {
-    it(what, async () => {
-      for (const t of valid) expect(await walker.accepts(f(schema), t), `${t} is valid`).toBe(true);
-      for (const t of invalid) expect(await walker.accepts(f(schema), t), `${t} is invalid`).toBe(false);
-    });
-  }
-});
+/** Cases of one describe: a schema, texts its grammar must take, texts it must refuse. */
+type WalkedCase = [what: string, schema: Record<string, unknown>, valid: string[], invalid: string[]];
 
-describe('schemas as zod 4 writes them, walked through xgrammar', () => {
-  const walker = new CharWalker();
-  afterAll(() => walker.clear());
-  const f = (schema: Record<string, unknown>) => ({ type: 'json_schema' as const, schema });
-  const cases: [string, Record<string, unknown>, string[], string[]][] = [
-    ['z.number().int()', { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, ['0', '-12', '9007199254740991'], ['9007199254740992', '1.5', '-0']],
-    ['.int().min(1)', { type: 'integer', minimum: 1, maximum: 9007199254740991 }, ['1', '42'], ['0', '-1']],
-    ['.positive()', { type: 'number', exclusiveMinimum: 0 }, ['0.5', '3'], ['0', '-2', '0.0']],
-    ['z.email()', { type: 'string', format: 'email', pattern: "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$" }, ['"ada@example.com"', '"a.b@c.io"', '"O\'Brien@xn--bcher-kva.example"'], ['"a@b"', '"a-@x-.com"', '".a@b.com"', '"a@b-.com"', '"a\'@b.com"', '"ada@Example.com"']],
-    ['z.uuid()', { type: 'string', format: 'uuid', pattern: '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$' }, ['"123e4567-e89b-12d3-a456-426614174000"'], ['"123e4567-e89b-92d3-a456-426614174000"', '"x"']],
-    ['z.iso.date()', { type: 'string', format: 'date', pattern: '^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$' }, ['"2024-02-29"', '"1999-12-31"'], ['"2023-02-29"', '"2024-13-01"']],
-    ['z.record()', { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'number' } }, ['{}', '{"a": 1, "b c": 2.5}'], ['{"a": "x"}']],
-    ['z.discriminatedUnion()', { oneOf: [{ type: 'object', properties: { kind: { type: 'string', const: 'a' }, x: { type: 'string' } }, required: ['kind', 'x'], additionalProperties: false }, { type: 'object', properties: { kind: { type: 'string', const: 'b' }, y: { type: 'number' } }, required: ['kind', 'y'], additionalProperties: false }] }, ['{"kind": "a", "x": "q"}', '{"kind": "b", "y": 2}'], ['{"kind": "a", "y": 2}', '{"kind": "c", "x": "q"}']],
-    ['.nullable() / .optional()', { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'null' }] }, b: { type: 'string' } }, required: ['a'], additionalProperties: false }, ['{"a": null}', '{"a": "x", "b": "y"}'], ['{"b": "y"}', '{"a": 1}']],
-    ['z.tuple()', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2, maxItems: 2 }, ['["a", 1]'], ['["a"]', '["a", 1, 2]', '[1, "a"]']],
-  ];
-  for (const [what, schema, valid, invalid] of cases) {
-    it(what, async () => {
-      for (const t of valid) expect(await walker.accepts(f(schema), t), `${t} is valid`).toBe(true);
-      for (const t of invalid) expect(await walker.accepts(f(schema), t), `${t} is invalid`).toBe(false);
-    });
-  }
-});
+/** A describe whose cases are walked through a real xgrammar matcher on a character vocabulary. */
+function describeWalked(title: string, cases: WalkedCase[]): void {
+  describe(title, () => {
+    const walker = new CharWalker();
+    afterAll(() => walker.clear());
+    const f = (schema: Record<string, unknown>) => ({ type: 'json_schema' as const, schema });
+    for (const [what, schema, valid, invalid] of cases) {
+      it(what, async () => {
+        for (const t of valid) expect(await walker.accepts(f(schema), t), `${t} is valid`).toBe(true);
+        for (const t of invalid) expect(await walker.accepts(f(schema), t), `${t} is invalid`).toBe(false);
+      });
+    }
+  });
+}
 
-describe('formats whose patterns are a narrower subset (format-patterns.ts: hosts in lower case), walked through xgrammar', () => {
-  const walker = new CharWalker();
-  afterAll(() => walker.clear());
-  const f = (schema: Record<string, unknown>) => ({ type: 'json_schema' as const, schema });
-  const cases: [string, Record<string, unknown>, string[], string[]][] = [
-    ['email', { type: 'string', format: 'email' }, ['"O\'Brien@xn--bcher-kva.example"', '"Ada.L+news@mail.example.org"', '"a!b@c.io"'], ['"ada@Example.com"', '"\'a@b.com"', '"a\'@b.com"', '"a@b---c.com"', '"a@-b.com"', '"a@b"']],
-    ['hostname', { type: 'string', format: 'hostname' }, ['"api-2.example.com"', '"xn--bcher-kva.example"'], ['"API.example.com"', '"a-.example"']],
-    ['uri', { type: 'string', format: 'uri' }, ['"https://xn--bcher-kva.example/A/b?Q=1#Top"', '"HTTP://example.com:8080/"'], ['"https://Example.com/"', '"https://a---b.com/"']],
-  ];
-  for (const [what, schema, valid, invalid] of cases) {
-    it(what, async () => {
-      for (const t of valid) expect(await walker.accepts(f(schema), t), `${t} is written`).toBe(true);
-      for (const t of invalid) expect(await walker.accepts(f(schema), t), `${t} is not written`).toBe(false);
-    });
-  }
-});
+const AREA_PROPS = { base: { type: 'integer' }, height: { type: 'integer' }, length: { type: 'integer' }, radius: { type: 'integer' }, width: { type: 'integer' } };
+describeWalked('oneOf of required names, and not, walked through xgrammar', [
+  // JSONSchemaBench Glaiveai2K/calculate_area_*: the branches overlap where a value has both's names; exactly one must match.
+  ['oneOf of required names', { type: 'object', properties: AREA_PROPS, oneOf: [{ required: ['radius'] }, { required: ['length', 'width'] }, { required: ['base', 'height'] }] },
+    ['{"radius": 1}', '{"length": 2, "width": 3}', '{"base": 1, "height": 2}', '{"height": 2, "radius": 1}', '{"length": 2, "radius": 1}'],
+    ['{}', '{"length": 2, "radius": 1, "width": 3}', '{"base": 1, "height": 2, "radius": 1}', '{"base": 1, "height": 2, "length": 2, "width": 3}', '{"length": 2}']],
+  ['oneOf of branches with required names and more', { type: 'object', oneOf: [{ properties: { a: { type: 'integer' } }, required: ['a'] }, { properties: { b: { type: 'string' } }, required: ['b'] }] },
+    ['{"a": 1}', '{"b": "x"}'],
+    ['{"a": 1, "b": "x"}', '{}', '{"a": "x"}']],
+  ['not of required names', { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, not: { required: ['a', 'b'] } },
+    ['{}', '{"a": 1}', '{"b": 2}'],
+    ['{"a": 1, "b": 2}', '1', '"x"', 'null', '[]']],
+  ['not {} (a forbidden property)', { type: 'object', properties: { a: { type: 'integer' }, b: { not: {} } } }, ['{}', '{"a": 1}'], ['{"b": 1}', '{"a": 1, "b": null}']],
+]);
+
+describeWalked('schemas as zod 4 writes them, walked through xgrammar', [
+  ['z.number().int()', { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, ['0', '-12', '9007199254740991'], ['9007199254740992', '1.5', '-0']],
+  ['.int().min(1)', { type: 'integer', minimum: 1, maximum: 9007199254740991 }, ['1', '42'], ['0', '-1']],
+  ['.positive()', { type: 'number', exclusiveMinimum: 0 }, ['0.5', '3'], ['0', '-2', '0.0']],
+  ['z.email()', { type: 'string', format: 'email', pattern: "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$" }, ['"ada@example.com"', '"a.b@c.io"', '"O\'Brien@xn--bcher-kva.example"'], ['"a@b"', '"a-@x-.com"', '".a@b.com"', '"a@b-.com"', '"a\'@b.com"', '"ada@Example.com"']],
+  ['z.uuid()', { type: 'string', format: 'uuid', pattern: '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$' }, ['"123e4567-e89b-12d3-a456-426614174000"'], ['"123e4567-e89b-92d3-a456-426614174000"', '"x"']],
+  ['z.iso.date()', { type: 'string', format: 'date', pattern: '^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$' }, ['"2024-02-29"', '"1999-12-31"'], ['"2023-02-29"', '"2024-13-01"']],
+  ['z.record()', { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'number' } }, ['{}', '{"a": 1, "b c": 2.5}'], ['{"a": "x"}']],
+  ['z.discriminatedUnion()', { oneOf: [{ type: 'object', properties: { kind: { type: 'string', const: 'a' }, x: { type: 'string' } }, required: ['kind', 'x'], additionalProperties: false }, { type: 'object', properties: { kind: { type: 'string', const: 'b' }, y: { type: 'number' } }, required: ['kind', 'y'], additionalProperties: false }] }, ['{"kind": "a", "x": "q"}', '{"kind": "b", "y": 2}'], ['{"kind": "a", "y": 2}', '{"kind": "c", "x": "q"}']],
+  ['.nullable() / .optional()', { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'null' }] }, b: { type: 'string' } }, required: ['a'], additionalProperties: false }, ['{"a": null}', '{"a": "x", "b": "y"}'], ['{"b": "y"}', '{"a": 1}']],
+  ['z.tuple()', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2, maxItems: 2 }, ['["a", 1]'], ['["a"]', '["a", 1, 2]', '[1, "a"]']],
+]);
+
+describeWalked('formats whose patterns are a narrower subset (format-patterns.ts: hosts in lower case), walked through xgrammar', [
+  ['email', { type: 'string', format: 'email' }, ['"O\'Brien@xn--bcher-kva.example"', '"Ada.L+news@mail.example.org"', '"a!b@c.io"'], ['"ada@Example.com"', '"\'a@b.com"', '"a\'@b.com"', '"a@b---c.com"', '"a@-b.com"', '"a@b"']],
+  ['hostname', { type: 'string', format: 'hostname' }, ['"api-2.example.com"', '"xn--bcher-kva.example"'], ['"API.example.com"', '"a-.example"']],
+  ['uri', { type: 'string', format: 'uri' }, ['"https://xn--bcher-kva.example/A/b?Q=1#Top"', '"HTTP://example.com:8080/"'], ['"https://Example.com/"', '"https://a---b.com/"']],
+]);
 
 describe('runs of plain characters (a repeated class written as `[..]*` between its escapes), walked through xgrammar', () => {
   // Written as runs since xgrammar fills a mask inside `[..]*` from its compiled cache and walks
