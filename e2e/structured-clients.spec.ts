@@ -133,6 +133,38 @@ test.describe('unmodified client libraries: structured output', () => {
     expect(typeof value === 'object' && value !== null && !Array.isArray(value), out.object[0]!.content).toBe(true);
   });
 
+  test("length bounds the matcher keeps: zod's .email().max(40) and .max(60) through openai's parse and the AI SDK's generateObject", async ({ page }) => {
+    await open(page);
+    const out = await page.evaluate(async (prompt) => {
+      const { OpenAI, z, zodResponseFormat, createOpenAICompatible, generateObject } = globalThis as any;
+      const Signup = z.object({ email: z.email().max(40), about: z.string().max(60) });
+      const format = zodResponseFormat(Signup, 'signup');
+      const baseURL = location.origin + '/v1';
+      const client = new OpenAI({ apiKey: 'local', dangerouslyAllowBrowser: true, maxRetries: 0, baseURL });
+      const replies: { label: string; value: any; content: string; finish: string; zod: boolean }[] = [];
+      for (const seed of [1, 2, 3]) {
+        const done = await client.chat.completions.parse({ model: 'jev', messages: [{ role: 'user', content: prompt }], max_tokens: 160, temperature: 1, seed, response_format: format });
+        const choice = done.choices[0];
+        replies.push({ label: `parse, seed ${seed}`, value: choice.message.parsed, content: choice.message.content, finish: choice.finish_reason, zod: Signup.safeParse(choice.message.parsed).success });
+      }
+      const provider = createOpenAICompatible({ name: 'jev', apiKey: 'local', baseURL, supportsStructuredOutputs: true });
+      const whole = await generateObject({ prompt, temperature: 1, seed: 4, maxOutputTokens: 160, maxRetries: 0, model: provider('jev'), schema: Signup, schemaName: 'signup' });
+      replies.push({ label: 'generateObject', value: whole.object, content: JSON.stringify(whole.object), finish: whole.finishReason, zod: Signup.safeParse(whole.object).success });
+      return { schema: format.json_schema.schema, replies };
+    }, PROMPT);
+
+    const validate = validator(out.schema);
+    const lengths: number[] = [];
+    for (const r of out.replies) {
+      expect(r.finish, r.label).toBe('stop');
+      expect(r.zod, `${r.label}: zod accepts ${r.content}`).toBe(true);
+      validate(r.value, r.label);
+      lengths.push([...r.value.email].length, [...r.value.about].length);
+    }
+    // A random model runs strings to their bounds (json-schema/length-guard.ts ended them, not luck).
+    expect(lengths.filter((n) => n === 40 || n === 60).length, lengths.join(' ')).toBeGreaterThan(2);
+  });
+
   test('AI SDK: generateObject and streamObject through @ai-sdk/openai-compatible, on the service worker and client.fetch', async ({ page }) => {
     await open(page);
     const out = await page.evaluate(async (prompt) => {

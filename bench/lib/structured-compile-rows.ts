@@ -93,7 +93,15 @@ export function librarySchemas(): { name: string; schema: JsonSchema }[] {
     properties: { pets: { type: 'array', items: { $ref: '#/components/schemas/Pet' }, maxItems: 3 }, error: { $ref: '#/components/schemas/Error' } },
     required: ['pets'],
   };
-  return [zod('user', user), zod('event (discriminatedUnion)', event), { name: 'Pydantic v2: Person', schema: pydantic }, { name: 'OpenAPI 3.1: pets', schema: openapi }];
+  // A length bound beside a format: zod's `.email().max()`, Pydantic's HttpUrl and EmailStr, OpenAPI's usual 254 (kept by the matcher: json-schema/length-guard.ts).
+  const signup = z.object({ email: z.email().max(100), name: z.string().max(40) });
+  const contact: JsonSchema = {
+    title: 'Contact',
+    type: 'object',
+    properties: { site: { title: 'Site', type: 'string', format: 'uri', minLength: 1, maxLength: 2083 }, mail: { title: 'Mail', type: 'string', format: 'email' }, backup: { title: 'Backup', anyOf: [{ type: 'string', format: 'email', maxLength: 254 }, { type: 'null' }], default: null } },
+    required: ['site', 'mail'],
+  };
+  return [zod('user', user), zod('event (discriminatedUnion)', event), zod('signup (.email().max(100))', signup), { name: 'Pydantic v2: Person', schema: pydantic }, { name: 'Pydantic v2: Contact (HttpUrl, EmailStr)', schema: contact }, { name: 'OpenAPI 3.1: pets', schema: openapi }];
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -157,6 +165,7 @@ function everydaySchemas(): { name: string; schema: JsonSchema }[] {
     { name: 'a free-text string', schema: one({ type: 'string' }) },
     { name: 'a string of at most 40 characters', schema: one({ type: 'string', maxLength: 40 }) },
     { name: 'an unanchored pattern (^a)', schema: one({ type: 'string', pattern: '^a' }) },
+    { name: 'an e-mail of at most 40 characters (the bound kept by the matcher)', schema: one({ type: 'string', format: 'email', maxLength: 40 }) },
     user,
   ];
 }

@@ -14,9 +14,9 @@
  * prefix once and skips every token that shares a dead one.
  */
 import type { LanguageModel } from '../model/language-model.ts';
-import { BYTE_TOKEN, tokenVocabulary, type TokenVocabulary } from '../grammar/token-vocabulary.ts';
+import { tokenVocabulary, type TokenVocabulary } from '../grammar/token-vocabulary.ts';
 import { stopTokenIds } from '../chat/stop-tokens.ts';
-import { BYTE_OF_CHAR } from '../grammar/byte-level.ts';
+import { rawTokenBytes } from '../grammar/token-raw-bytes.ts';
 
 export interface TokenBytes {
   /** The model's logits width. */
@@ -31,28 +31,6 @@ export interface TokenBytes {
   readonly length: Int32Array;
   /** Tokens that end a value: the model's stop tokens, and tokens whose bytes are a newline. */
   readonly endTokens: readonly number[];
-}
-
-const encoder = new TextEncoder();
-
-/** A token's bytes from its raw text; null where the text is not a byte-level token's. */
-export function rawTokenBytes(text: string, vocabType: TokenVocabulary['vocabType']): Uint8Array | null {
-  if (text === '') return new Uint8Array(0);
-  if (vocabType === 'byte_level') {
-    const out = new Uint8Array(text.length);
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      const byte = code < BYTE_OF_CHAR.length ? BYTE_OF_CHAR[code]! : -1;
-      if (byte < 0) return encoder.encode(text); // an added token written as text
-      out[i] = byte;
-    }
-    return out;
-  }
-  if (vocabType === 'byte_fallback') {
-    const byte = BYTE_TOKEN.exec(text);
-    if (byte) return Uint8Array.of(parseInt(byte[1]!, 16));
-  }
-  return encoder.encode(text.replaceAll('▁', ' '));
 }
 
 const tables = new WeakMap<LanguageModel, TokenBytes>();

@@ -3,12 +3,14 @@
  * the first time a request needs it, so requests without a response format never pay for it.
  *
  * - Per vocabulary: one TokenizerInfo and one GrammarCompiler (xgrammar's own cache of rules kept).
- * - Compiling: JSON of one line (`anyWhitespace` false, no indent: ", " and ": " separators) in
- *   strict mode (no properties beyond `properties`, no items beyond `items` unless the schema
- *   allows them), from the rewritten schema (xgrammar-schema.ts).
+ * - Compiling: a response schema is lowered by our own compiler (json-schema/compile.ts) into
+ *   EBNF of one-line JSON (", " and ": " separators), with the length bounds its matchers keep
+ *   (json-schema/length-guard.ts); a tool call's parameters likewise, every bound in the grammar,
+ *   inside an xgrammar structural tag; `json_object` is xgrammar's own converter.
  * - Masks: xgrammar's, ANDed with the vocabulary's `jsonSafe` mask (token-vocabulary.ts) and with
  *   the tokens that keep the reply's bytes well-formed UTF-8 from where they end (token-utf8.ts):
- *   xgrammar 0.1.27 lets ill-formed sequences (overlong forms, surrogates) into strings.
+ *   xgrammar 0.1.27 lets ill-formed sequences (overlong forms, surrogates) into strings; then
+ *   the length guards' (length-guard-tracker.ts), which `accept` checks too.
  * - Errors: xgrammar aborts (`RuntimeError: Aborted()`) on what it cannot compile, and writes the
  *   reason to the console; the reason is caught there and the request answered 400 at its schema.
  * - Every TokenizerInfo, compiler, compiled grammar and matcher is an embind handle, disposed once.
@@ -16,7 +18,9 @@
 import { formatParam, JevError, validationMessage, type JsonSchema, type PathSegment } from '../../contract/index.ts';
 import type { CompiledGrammar, GrammarBackend, GrammarFormat, GrammarMatcher, ToolCallFormat } from './backend.ts';
 import type { TokenVocabulary } from './token-vocabulary.ts';
-import { schemaToEbnf } from './json-schema/compile.ts';
+import { schemaToEbnf, schemaToGrammar } from './json-schema/compile.ts';
+import type { LengthGuard } from './json-schema/length-guard.ts';
+import { LengthGuards, type GuardTracker } from './length-guard-tracker.ts';
 import { SchemaRefusal } from './json-schema/refusal.ts';
 import { tokenUtf8, UTF8_BOUNDARY, UTF8_INVALID, type TokenUtf8 } from './token-utf8.ts';
 
@@ -106,7 +110,11 @@ function packageFile(require: { resolve(id: string): string }, fileURLToPath: (u
 
 class XgCompiled implements CompiledGrammar {
   #disposed = false;
-  constructor(readonly key: string, readonly handle: XgCompiledGrammar, readonly vocab: TokenVocabulary) {}
+  /** The length bounds its matchers keep (json-schema/length-guard.ts); null: none. */
+  readonly guards: LengthGuards | null;
+  constructor(readonly key: string, readonly handle: XgCompiledGrammar, readonly vocab: TokenVocabulary, guards: readonly LengthGuard[] = []) {
+    this.guards = guards.length > 0 ? new LengthGuards(guards, vocab) : null;
+  }
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
@@ -119,8 +127,11 @@ class XgGrammarMatcher implements GrammarMatcher {
   readonly #utf8: TokenUtf8;
   /** Where the accepted tokens' bytes end: between characters, or inside one (token-utf8.ts). */
   #utf8State = UTF8_BOUNDARY;
-  constructor(private readonly handle: XgMatcher, private readonly vocab: TokenVocabulary) {
+  /** Where the reply stands for its length guards (length-guard-tracker.ts). */
+  readonly #tracker: GuardTracker | null;
+  constructor(private readonly handle: XgMatcher, private readonly vocab: TokenVocabulary, private readonly guards: LengthGuards | null) {
     this.#utf8 = tokenUtf8(vocab);
+    this.#tracker = guards?.start() ?? null;
   }
 
   async fillNextTokenBitmask(mask: Int32Array, jsonSafe = true): Promise<void> {
@@ -128,10 +139,11 @@ class XgGrammarMatcher implements GrammarMatcher {
     const wellFormed = this.#utf8.mask(this.#utf8State);
     if (!jsonSafe) {
       for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & wellFormed[i]!;
-      return;
+    } else {
+      const safe = this.vocab.jsonSafe;
+      for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & safe[i]! & wellFormed[i]!;
     }
-    const safe = this.vocab.jsonSafe;
-    for (let i = 0; i < mask.length; i++) mask[i] = (next[i] ?? 0) & safe[i]! & wellFormed[i]!;
+    if (this.guards) this.guards.filter(mask, this.#tracker!);
   }
 
   async acceptFirst(candidates: readonly number[], jsonSafe = true): Promise<number> {
@@ -149,8 +161,11 @@ class XgGrammarMatcher implements GrammarMatcher {
 
   accept(token: number): boolean {
     const state = this.#utf8.after(this.#utf8State, token);
-    if (state === UTF8_INVALID || !this.handle.acceptToken(token)) return false;
+    if (state === UTF8_INVALID) return false;
+    if (this.guards && !this.guards.allows(this.#tracker!, token)) return false;
+    if (!this.handle.acceptToken(token)) return false;
     this.#utf8State = state;
+    if (this.guards) this.guards.advance(this.#tracker!, token);
     return true;
   }
 
@@ -172,7 +187,7 @@ class XgGrammarMatcher implements GrammarMatcher {
  * random model never ends; its EBNF conversion is exported under `Testings` in 0.1.27.
  */
 async function structuralTag(xg: XGrammar, format: ToolCallFormat): Promise<object> {
-  const ebnf = (schema: JsonSchema) => schemaEbnf(schema, ['tools']);
+  const ebnf = (schema: JsonSchema) => schemaEbnf(schema, ['tools'], false).ebnf;
   const tags = [];
   for (const call of format.calls) tags.push({ type: 'tag', begin: call.begin, content: { type: 'grammar', grammar: await ebnf(call.parameters) }, end: call.end });
   const calls = { type: 'tags_with_separator', tags, separator: format.separator, at_least_one: true, stop_after_first: format.single };
@@ -184,10 +199,14 @@ async function structuralTag(xg: XGrammar, format: ToolCallFormat): Promise<obje
   return { type: 'structural_tag', format: top };
 }
 
-/** The EBNF of a schema (json-schema/compile.ts); what it refuses is a 400 at the keyword, under `base`. */
-function schemaEbnf(schema: JsonSchema, base: PathSegment[]): string {
+/**
+ * The EBNF of a schema (json-schema/compile.ts), with the length bounds its matchers keep where
+ * `guarded` (a response format's; a tool call's JSON sits among tags its matcher does not read);
+ * what it refuses is a 400 at the keyword, under `base`.
+ */
+function schemaEbnf(schema: JsonSchema, base: PathSegment[], guarded: boolean): { ebnf: string; guards: LengthGuard[] } {
   try {
-    return schemaToEbnf(schema);
+    return guarded ? schemaToGrammar(schema) : { ebnf: schemaToEbnf(schema), guards: [] };
   } catch (e) {
     if (!(e instanceof SchemaRefusal)) throw e;
     const param = formatParam([...base, ...(base[0] === 'tools' ? [] : e.path)])!;
@@ -218,8 +237,9 @@ export class XGrammarBackend implements GrammarBackend {
       }
       if (format.type === 'json_schema') {
         // Our own lowering (json-schema/compile.ts): xgrammar's converter lets invalid output through.
-        const text = schemaEbnf(format.schema, ['response_format', 'json_schema', 'schema']);
-        return new XgCompiled(text, await compiler.compileGrammar(text), vocab);
+        const { ebnf, guards } = schemaEbnf(format.schema, ['response_format', 'json_schema', 'schema'], true);
+        const key = guards.length ? `${ebnf}\n${JSON.stringify(guards.map((g) => [g.places, g.max]))}` : ebnf;
+        return new XgCompiled(key, await compiler.compileGrammar(ebnf), vocab, guards);
       }
       const text = JSON.stringify({ type: 'object' });
       const handle = await compiler.compileJSONSchema(text, false, -1, undefined, true);
@@ -237,7 +257,7 @@ export class XGrammarBackend implements GrammarBackend {
   async matcher(grammar: CompiledGrammar): Promise<GrammarMatcher> {
     const xg = await loadXGrammar();
     const compiled = grammar as XgCompiled;
-    return new XgGrammarMatcher(await xg.GrammarMatcher.createGrammarMatcher(compiled.handle), compiled.vocab);
+    return new XgGrammarMatcher(await xg.GrammarMatcher.createGrammarMatcher(compiled.handle), compiled.vocab, compiled.guards);
   }
 
   forget(vocab: TokenVocabulary): void {

@@ -161,8 +161,13 @@ export function intersect(a: Dfa, b: Dfa): Dfa {
   return trim(out);
 }
 
-/** Strings of `a` whose length (in code points) is within [min, max]. */
-export function withLength(a: Dfa, min: number, max: number | null): Dfa {
+/**
+ * Strings of `a` whose length (in code points) is within [min, max]. Past `limit` states: null
+ * where a limit is given, else the refusal (past MAX_STATES).
+ */
+export function withLength(a: Dfa, min: number, max: number | null): Dfa;
+export function withLength(a: Dfa, min: number, max: number | null, limit: number): Dfa | null;
+export function withLength(a: Dfa, min: number, max: number | null, limit?: number): Dfa | null {
   const cap = max ?? min;
   const out: Dfa = { accept: [], edges: [] };
   const ids = new Map<number, number>();
@@ -171,7 +176,10 @@ export function withLength(a: Dfa, min: number, max: number | null): Dfa {
     const key = x * (cap + 1) + c;
     let id = ids.get(key);
     if (id === undefined) {
-      if (ids.size >= MAX_STATES) tooBig('a length bound beside a pattern or format');
+      if (ids.size >= (limit ?? MAX_STATES)) {
+        if (limit !== undefined) throw new Outgrown();
+        tooBig('a length bound beside a pattern or format');
+      }
       id = ids.size;
       ids.set(key, id);
       out.accept.push(a.accept[x]! && c >= min);
@@ -180,14 +188,22 @@ export function withLength(a: Dfa, min: number, max: number | null): Dfa {
     }
     return id;
   };
-  idOf(0, 0);
-  for (let q = 0; q < queue.length; q++) {
-    const [x, c] = queue[q]!;
-    if (max !== null && c >= max) continue;
-    for (const e of a.edges[x]!) out.edges[q]!.push({ set: e.set, to: idOf(e.to, Math.min(c + 1, cap)) });
+  try {
+    idOf(0, 0);
+    for (let q = 0; q < queue.length; q++) {
+      const [x, c] = queue[q]!;
+      if (max !== null && c >= max) continue;
+      for (const e of a.edges[x]!) out.edges[q]!.push({ set: e.set, to: idOf(e.to, Math.min(c + 1, cap)) });
+    }
+  } catch (e) {
+    if (e instanceof Outgrown) return null;
+    throw e;
   }
   return trim(out);
 }
+
+/** withLength's automaton outgrew the limit it was given. */
+class Outgrown extends Error {}
 
 /** Strings over ANY_CHAR that `a` does not accept. */
 export function complement(a: Dfa): Dfa {

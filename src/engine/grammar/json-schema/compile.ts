@@ -22,6 +22,7 @@ import { decimalMultiples, integerMultiples, integerRange, multipleTest, numberR
 import { SchemaRefusal } from './refusal.ts';
 import { alt, lit, parsePattern, type Regex } from './regex.ts';
 import { JSON_CHAR, jsonTextRule, stringContent, stringParts } from './string-grammar.ts';
+import { keyPlace, ROOT_PLACE, type LengthGuard } from './length-guard.ts';
 
 const SEP = '", "';
 const COLON = '": "';
@@ -29,10 +30,31 @@ const NUMBER = '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [+-]? [0-9]+)?';
 const INTEGER = '("0" | "-"? [1-9] [0-9]*)';
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** The EBNF (root rule `root`) of the JSON texts the engine writes for `schema`. */
+/** The EBNF (root rule `root`) of the JSON texts the engine writes for `schema`, every bound in the grammar. */
 export function schemaToEbnf(schema: JsonSchema): string {
-  return new SchemaCompiler(schema).compile();
+  return new SchemaCompiler(schema, null).compile();
 }
+
+/**
+ * The EBNF of `schema`, and the length bounds its matcher keeps (length-guard.ts). A guard goes
+ * only where no other string of the schema can stand in the same place; one that would share its
+ * place is compiled again with its bound in the grammar.
+ */
+export function schemaToGrammar(schema: JsonSchema): { ebnf: string; guards: LengthGuard[] } {
+  const inGrammar = new Set<number>();
+  for (;;) {
+    const compiler = new SchemaCompiler(schema, inGrammar);
+    const ebnf = compiler.compile();
+    const shared = compiler.sharedGuards();
+    if (shared.length === 0) return { ebnf, guards: compiler.guards() };
+    for (const n of shared) inGrammar.add(n);
+  }
+}
+
+/** Strings whose place is any key (in a value of any JSON, or beside patternProperties and additionalProperties). */
+const ANY_PLACE = '\u0001';
+/** The place of strings directly inside the schema a reference names: wherever the reference is used. */
+const refPlace = (pointer: string) => `\u0002${pointer}`;
 
 class SchemaCompiler {
   readonly g = new Ebnf();
@@ -41,9 +63,62 @@ class SchemaCompiler {
   /** The sub-schema lists being compiled now (by the identity of their schemas): how many references were rules when each began. */
   readonly #open = new Map<string, number>();
   readonly #ids = new Map<object, number>();
+  /** Where the value being compiled stands (length-guard.ts): a key's place, the root's, any, or a reference's. */
+  #place = ROOT_PLACE;
+  /** Where each reference is used (places, or other references'). */
+  readonly #refUses = new Map<string, Set<string>>();
+  /** Every place a string may stand, with the guard of the string written there (an index in #guards), or null. */
+  readonly #strings: { place: string; guard: number | null }[] = [];
+  readonly #guards: { n: number; dfa: Dfa; max: number }[] = [];
+  /** How many strings asked for a guard so far (their number, the same in every pass). */
+  #asked = 0;
 
-  constructor(private readonly schema: JsonSchema) {
+  /** `inGrammar`: the numbers of the guards to keep in the grammar; null: no guards at all. */
+  constructor(private readonly schema: JsonSchema, private readonly inGrammar: Set<number> | null) {
     this.fl = new Flattener(schema);
+  }
+
+  /** The numbers of the guards whose place another string shares (or any place). */
+  sharedGuards(): number[] {
+    const places = this.#strings.map((s) => this.#resolve(s.place, new Set()));
+    const shared: number[] = [];
+    this.#strings.forEach((s, i) => {
+      if (s.guard === null) return;
+      const mine = places[i]!;
+      const clash = mine.has(ANY_PLACE) || places.some((other, j) => j !== i && (other.has(ANY_PLACE) || [...other].some((p) => mine.has(p))));
+      if (clash) shared.push(this.#guards[s.guard]!.n);
+    });
+    return shared;
+  }
+
+  guards(): LengthGuard[] {
+    return this.#strings.filter((s) => s.guard !== null).map((s) => ({ places: [...this.#resolve(s.place, new Set())], dfa: this.#guards[s.guard!]!.dfa, max: this.#guards[s.guard!]!.max }));
+  }
+
+  /** The places `place` stands for: a reference's, each place it is used (a reference used only from itself: none). */
+  #resolve(place: string, seen: Set<string>): Set<string> {
+    if (!place.startsWith('\u0002')) return new Set([place]);
+    const out = new Set<string>();
+    if (seen.has(place)) return out;
+    seen.add(place);
+    for (const use of this.#refUses.get(place.slice(1)) ?? []) for (const p of this.#resolve(use, seen)) out.add(p);
+    return out;
+  }
+
+  /** A string may stand here (`guard`: the index of its guard). */
+  #stringHere(guard: number | null = null): void {
+    this.#strings.push({ place: this.#place, guard });
+  }
+
+  /** `make`, with the values it compiles standing at `place`. */
+  #at<T>(place: string, make: () => T): T {
+    const before = this.#place;
+    this.#place = place;
+    try {
+      return make();
+    } finally {
+      this.#place = before;
+    }
   }
 
   compile(): string {
@@ -93,11 +168,14 @@ class SchemaCompiler {
   }
 
   ref(ref: { pointer: string; path: Path }): string | null {
+    let uses = this.#refUses.get(ref.pointer);
+    if (!uses) this.#refUses.set(ref.pointer, (uses = new Set()));
+    uses.add(this.#place);
     const known = this.#refs.get(ref.pointer);
     if (known !== undefined) return known;
     const name = this.g.name(`ref_${ref.pointer.split('/').pop() ?? 'root'}`);
     this.#refs.set(ref.pointer, name);
-    const exprs = this.fl.inline(ref).map((f) => this.flat(f)).filter((e): e is string => e !== null);
+    const exprs = this.#at(refPlace(ref.pointer), () => this.fl.inline(ref).map((f) => this.flat(f))).filter((e): e is string => e !== null);
     if (exprs.length === 0) throw new SchemaRefusal(ref.path, `no JSON value satisfies the schema ${ref.pointer} names`);
     this.g.set(name, exprs.join(' | '));
     return name;
@@ -105,9 +183,13 @@ class SchemaCompiler {
 
   flat(f: Flat): string | null {
     if (f.ref) return this.ref(f.ref);
-    if (isAny(f)) return 'any';
+    if (isAny(f)) {
+      this.#at(ANY_PLACE, () => this.#stringHere());
+      return 'any';
+    }
     if (f.values) {
       const ok = f.values.filter((v) => satisfies(this.fl, v, { ...f, values: null }));
+      this.#valuesHere(ok);
       return ok.length === 0 ? null : `(${ok.map((v) => quoted(writeJson(v))).join(' | ')})`;
     }
     const types = f.types ?? new Set(['null', 'boolean', 'object', 'array', 'number', 'string']);
@@ -166,14 +248,32 @@ class SchemaCompiler {
     }
   }
 
+  /** Where constant values stand: their strings here, the strings inside them at any key. */
+  #valuesHere(values: readonly unknown[]): void {
+    if (values.some((v) => typeof v === 'string')) this.#stringHere();
+    if (values.some((v) => typeof v === 'object' && v !== null)) this.#at(ANY_PLACE, () => this.#stringHere());
+  }
+
   string(f: Flat): string | null {
-    const content = stringContent(f, this.g, 'jchar', 'jtext');
-    return content === null ? null : `("\\"" ${content} "\\"")`;
+    let guard: number | null = null;
+    const keep = (dfa: Dfa, max: number) => {
+      const n = this.#asked++;
+      if (this.inGrammar === null || this.inGrammar.has(n)) return false;
+      guard = this.#guards.push({ n, dfa, max }) - 1;
+      return true;
+    };
+    const content = stringContent(f, this.g, 'jchar', 'jtext', keep);
+    if (content === null) return null;
+    this.#stringHere(guard);
+    return `("\\"" ${content} "\\"")`;
   }
 
   array(f: Flat): string | null {
     const k = f.prefix.length;
-    if (k === 0 && f.items === null && f.minItems === 0 && f.maxItems === null && f.unique === null) return 'anyarr';
+    if (k === 0 && f.items === null && f.minItems === 0 && f.maxItems === null && f.unique === null) {
+      this.#at(ANY_PLACE, () => this.#stringHere());
+      return 'anyarr';
+    }
     const restSubs = f.items ?? (k > 0 ? [{ schema: false, path: [] }] : [{ schema: true, path: [] }]);
     const rest = restSubs.some((s) => s.schema === false) ? null : this.value(restSubs, ['items']);
     let max = f.maxItems;
@@ -213,6 +313,7 @@ class SchemaCompiler {
     const domain = finiteDomain(this.fl, itemSubs, new SchemaRefusal(f.unique!, "unique items are enforced only where the items' values are few and known (an enum, const, boolean or null; at most 32)"));
     const top = Math.min(max ?? domain.length, domain.length);
     if (min > top) return null;
+    this.#valuesHere(domain);
     const lits = domain.map((v) => quoted(writeJson(v)));
     // after[j][c]: having written c items, the last of them domain[j]; items follow in the domain's order.
     const names = domain.map(() => new Array<string>(top + 1));
@@ -230,14 +331,17 @@ class SchemaCompiler {
   }
 
   object(f: Flat): string | null {
-    if (f.properties.size === 0 && f.at['properties'] === undefined && f.required.size === 0 && f.additional === null && f.patternProperties.length === 0 && f.propertyNames.length === 0 && f.minProperties === 0 && f.maxProperties === null) return 'anyobj';
+    if (f.properties.size === 0 && f.at['properties'] === undefined && f.required.size === 0 && f.additional === null && f.patternProperties.length === 0 && f.propertyNames.length === 0 && f.minProperties === 0 && f.maxProperties === null) {
+      this.#at(ANY_PLACE, () => this.#stringHere());
+      return 'anyobj';
+    }
     const names = [...f.properties.keys()];
     for (const r of f.required) if (!f.properties.has(r)) names.push(r);
     const nameOk = (n: string) => f.propertyNames.length === 0 || satisfiesSubs(this.fl, n, f.propertyNames);
     const entries: { name: string; value: string | null; required: boolean }[] = names.map((name) => {
       const listed = f.properties.get(name);
       const subs = listed ? [...listed, ...f.patternProperties.filter((p) => new RegExp(p.source, 'u').test(name)).flatMap((p) => p.subs)] : extrasFor(f, name);
-      const value = nameOk(name) ? this.value(subs, ['prop', name]) : null;
+      const value = nameOk(name) ? this.#at(keyPlace(name), () => this.value(subs, ['prop', name])) : null;
       return { name, value, required: f.required.has(name) };
     });
     if (entries.some((e) => e.required && e.value === null)) return null;
@@ -296,7 +400,7 @@ class SchemaCompiler {
       if (intersect(patterns[i]!.dfa, patterns[j]!.dfa).accept.length > 0) throw new SchemaRefusal(patterns[j]!.path, 'patternProperties whose patterns overlap cannot be enforced (a name matching both must satisfy both); make the patterns disjoint');
     }
     const entry = (keyDfa: Dfa, subs: Sub[], what: string) => {
-      const value = this.value(subs, [what]);
+      const value = this.#at(ANY_PLACE, () => this.value(subs, [what]));
       if (value === null || keyDfa.accept.length === 0) return;
       const key = dfaRules(keyDfa, this.g, 'key');
       if (key !== null) alts.push(`"\\"" ${key} "\\"" ${COLON} ${value}`);
@@ -305,7 +409,7 @@ class SchemaCompiler {
     if ((additionalGiven && !additionalFalse) || anyMembers) {
       const subs = f.additional ?? [];
       if (patterns.length === 0 && names === null && others === null) {
-        const value = this.value(subs.length ? subs : [{ schema: true, path: [] }], ['additional']);
+        const value = this.#at(ANY_PLACE, () => this.value(subs.length ? subs : [{ schema: true, path: [] }], ['additional']));
         if (value !== null) alts.push(`jstring ${COLON} ${value}`);
       } else {
         const notPatterns = patterns.length > 0 ? complement(patterns.map((p) => p.dfa).reduce((a, b) => union2(a, b))) : regexDfa(parsePattern(''));
