@@ -1,14 +1,15 @@
 /**
  * One schema through the engine's two acceptance checks, as a request meets them: the contract's
- * (`checkSchemaSubset`, the 400 at the boundary), then the grammar compiler's (`schemaToEbnf`,
- * schema → EBNF, which refuses what it cannot enforce exactly). A refusal is named by the keyword
+ * (`checkSchemaSubset`, the 400 at the boundary), then the grammar compiler's (`schemaToGrammar`,
+ * schema → EBNF and the length bounds its matcher keeps, as a response format or a tool call is
+ * compiled; it refuses what it cannot enforce exactly). A refusal is named by the keyword
  * its path ends at (the last JSON-Schema keyword of the path, not a property name or an index), as
  * the 400's `param` names it, with the message a client would read.
  */
 import { validationMessage } from '../../src/contract/messages.ts';
 import { checkSchemaSubset, type JsonSchema } from '../../src/contract/json-schema-subset.ts';
 import type { PathSegment } from '../../src/contract/param-path.ts';
-import { schemaToEbnf } from '../../src/engine/grammar/json-schema/compile.ts';
+import { schemaToGrammar } from '../../src/engine/grammar/json-schema/compile.ts';
 import { SchemaRefusal } from '../../src/engine/grammar/json-schema/refusal.ts';
 
 export type Verdict =
@@ -50,7 +51,7 @@ export function schemaVerdict(schema: unknown): Verdict {
     return { stage: 'contract', keyword: keywordAt(problem.path), reason: validationMessage(problem.kind, param, problem.args as never), ms: ms() };
   }
   try {
-    const ebnf = schemaToEbnf(schema as JsonSchema);
+    const { ebnf } = schemaToGrammar(schema as JsonSchema);
     return { stage: 'accepted', ms: ms(), ebnfBytes: ebnf.length };
   } catch (e) {
     if (e instanceof SchemaRefusal) return { stage: 'compiler', keyword: keywordAt(e.path), reason: e.reason, ms: ms() };

@@ -17,11 +17,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { JsonSchema } from '../../src/contract/index.ts';
+import type { ChatTool, JsonSchema } from '../../src/contract/index.ts';
+import { callTags, toolCallFormat, toolCallPlan } from '../../src/engine/chat/tool-format.ts';
 import type { Engine } from '../../src/engine/engine.ts';
 import { FORMAT_PATTERNS } from '../../src/engine/grammar/format-patterns.ts';
 import { schemaToEbnf, schemaToGrammar } from '../../src/engine/grammar/json-schema/compile.ts';
-import { keyPlace, ROOT_PLACE } from '../../src/engine/grammar/json-schema/length-guard.ts';
+import { ROOT_PLACE, type GuardPlace } from '../../src/engine/grammar/json-schema/length-guard.ts';
 import { LengthGuards } from '../../src/engine/grammar/length-guard-tracker.ts';
 import { tokenVocabulary } from '../../src/engine/grammar/token-vocabulary.ts';
 import { validatorFor } from '../support/draft-validators.ts';
@@ -29,40 +30,78 @@ import { CharWalker } from '../support/grammar-walk.ts';
 import { GENERATED, loadEngine } from '../support/models.ts';
 
 const one = (schema: JsonSchema, key = 'e'): JsonSchema => ({ type: 'object', properties: { [key]: schema }, required: [key], additionalProperties: false });
+const at = (...keys: (string | null)[]): GuardPlace => ({ keys, under: false });
+const under = (...keys: (string | null)[]): GuardPlace => ({ keys, under: true });
 const json = (value: unknown) => JSON.stringify(value).replaceAll('":', '": ').replaceAll(',"', ', "');
 
 describe('which strings get a guard', () => {
-  it('a bound beside an unbounded format gets one, at its key; a small automaton keeps the bound in the grammar', () => {
+  it('a bound beside an unbounded format gets one, at its key path; a small automaton keeps the bound in the grammar', () => {
     const { guards } = schemaToGrammar(one({ type: 'string', format: 'email', maxLength: 100 }));
-    expect(guards.map((g) => [g.places, g.max])).toEqual([[[keyPlace('e')], 100]]);
+    expect(guards.map((g) => [g.places, g.max])).toEqual([[[at('e')], 100]]);
     expect(schemaToGrammar(one({ type: 'string', pattern: '^[a-z]+$', maxLength: 8 })).guards).toEqual([]);
     expect(schemaToGrammar({ type: 'string', format: 'uri', maxLength: 2083 }).guards.map((g) => g.places)).toEqual([[ROOT_PLACE]]);
     // A string with no pattern: past 8 characters, the bound is the matcher's.
     expect(schemaToGrammar(one({ type: 'string', maxLength: 8 })).guards).toEqual([]);
-    expect(schemaToGrammar(one({ type: 'string', minLength: 2, maxLength: 4096 })).guards.map((g) => [g.places, g.max])).toEqual([[[keyPlace('e')], 4096]]);
+    expect(schemaToGrammar(one({ type: 'string', minLength: 2, maxLength: 4096 })).guards.map((g) => [g.places, g.max])).toEqual([[[at('e')], 4096]]);
   });
 
-  it("a $ref's string stands wherever the reference is used; through arrays it keeps its member's key", () => {
+  it("a $ref's string stands wherever the reference is used; through arrays it keeps its member's key path", () => {
     const schema: JsonSchema = { $defs: { Mail: { type: 'string', format: 'email', maxLength: 60 } }, type: 'object', properties: { to: { $ref: '#/$defs/Mail' }, cc: { type: 'array', items: { $ref: '#/$defs/Mail' } } } };
-    expect(schemaToGrammar(schema).guards.map((g) => g.places.sort())).toEqual([[keyPlace('cc'), keyPlace('to')]]);
+    expect(schemaToGrammar(schema).guards.map((g) => g.places)).toEqual([[at('to'), at('cc')]]);
+    // References within references: the paths compose.
+    const nested: JsonSchema = {
+      $defs: { Mail: { type: 'string', format: 'email', maxLength: 60 }, Party: { type: 'object', properties: { email: { $ref: '#/$defs/Mail' }, name: { type: 'string' } } } },
+      type: 'object',
+      properties: { contact: { $ref: '#/$defs/Party' }, billing: { type: 'array', items: { $ref: '#/$defs/Party' } } },
+    };
+    expect(schemaToGrammar(nested).guards.map((g) => g.places)).toEqual([[at('contact', 'email'), at('billing', 'email')]]);
+  });
+
+  it('a recursive reference: its strings stand anywhere under the place its chain of uses starts from', () => {
+    const node = (extra: Record<string, JsonSchema>): JsonSchema => ({
+      $defs: { Node: { type: 'object', properties: { owner: { type: 'string', format: 'email', maxLength: 60 }, children: { type: 'array', items: { $ref: '#/$defs/Node' } }, ...extra } } },
+      type: 'object',
+      properties: { title: { type: 'string' }, tree: { $ref: '#/$defs/Node' } },
+    });
+    expect(schemaToGrammar(node({})).guards.map((g) => g.places)).toEqual([[under('tree')]]);
+    // Another string anywhere in the tree may stand on the same path as the guarded one.
+    expect(schemaToGrammar(node({ label: { type: 'string' } })).guards).toEqual([]);
+  });
+
+  it("the same bound on the same language in several places (OpenAPI's contact and billing e-mails) is one guard's, wherever they meet", () => {
+    const email = { type: 'string', format: 'email', maxLength: 100 } as const;
+    const party = { type: 'object', properties: { email, name: { type: 'string' } } } as const;
+    const { guards } = schemaToGrammar({ type: 'object', properties: { contact: party, billing: party } });
+    expect(guards.map((g) => g.places)).toEqual([[at('contact', 'email')], [at('billing', 'email')]]);
+    // Two branches that write the same guarded string on the same path.
+    expect(schemaToGrammar({ anyOf: [one(email), { ...one(email), properties: { e: email, n: { type: 'number' } } }] }).guards).toHaveLength(2);
+    // A different bound on the same path: the matcher could not tell which holds.
+    expect(schemaToGrammar({ anyOf: [one(email), one({ ...email, maxLength: 90 })] }).guards).toEqual([]);
   });
 
   it('where another string may stand in the same place (another branch, a free value, an additional property), the bound stays in the grammar', () => {
     const guarded = { type: 'string', format: 'email', maxLength: 50 } as const;
     const shared: JsonSchema[] = [
       { anyOf: [one(guarded), one({ type: 'string' })] },
-      { type: 'object', properties: { e: guarded, meta: { type: 'object' } } },
       { type: 'object', properties: { e: guarded }, additionalProperties: { type: 'string' } },
-      { type: 'object', properties: { e: guarded, more: { enum: [{ e: 'x' }] } } },
+      { anyOf: [one(guarded), { enum: [{ e: 'x' }] }] },
+      { anyOf: [one(guarded), { type: 'object' }] },
+      { type: 'object', properties: { e: guarded, more: { type: 'array', items: { type: 'object', additionalProperties: true } } }, additionalProperties: { type: 'object' } },
     ];
     for (const schema of shared) {
       const { ebnf, guards } = schemaToGrammar(schema);
       expect(guards, JSON.stringify(schema)).toEqual([]);
       expect(ebnf).toBe(schemaToEbnf(schema));
     }
-    // Another key, or a branch holding no string: the guard stays.
+    // Another key path, or a branch holding no string: the guard stays. A free object, a constant
+    // or a record elsewhere holds strings only under its own key.
     expect(schemaToGrammar({ anyOf: [one(guarded), one({ type: 'string' }, 'f')] }).guards).toHaveLength(1);
     expect(schemaToGrammar({ type: 'object', properties: { e: { anyOf: [guarded, { type: 'null' }] } } }).guards).toHaveLength(1);
+    for (const other of [{ type: 'object' }, { enum: [{ e: 'x' }] }, { type: 'object', additionalProperties: { type: 'string' } }, {}] as JsonSchema[]) {
+      expect(schemaToGrammar({ type: 'object', properties: { e: guarded, meta: other } }).guards.map((g) => g.places), JSON.stringify(other)).toEqual([[at('e')]]);
+    }
+    // A record of bounded e-mails: any key.
+    expect(schemaToGrammar({ type: 'object', additionalProperties: guarded }).guards.map((g) => g.places)).toEqual([[at(null)]]);
   });
 });
 
@@ -115,10 +154,63 @@ describe('guarded strings walked through xgrammar, character by character', () =
     expect(await walker.accepts(f, json({ name: 'n', list: ['é'.repeat(21)] }))).toBe(false);
     expect(await walker.accepts(f, json({ name: 'n', list: ['"'.repeat(20)] }))).toBe(true);
     expect(await walker.accepts(f, json({ name: 'n', list: ['"'.repeat(21)] }))).toBe(false);
+    // The guard holds on its key path only: the same key elsewhere, and strings in a free object, are free.
+    const paths: JsonSchema = { type: 'object', properties: { a: one(mail, 'e'), b: one({ type: 'string' }, 'e'), meta: { type: 'object' } }, required: ['a', 'b', 'meta'], additionalProperties: false };
+    expect(schemaToGrammar(paths).guards.map((g) => g.places)).toEqual([[at('a', 'e')]]);
+    const p = { type: 'json_schema' as const, schema: paths };
+    const long = 'abcdefghi-jklmnopqrst';
+    expect(await walker.accepts(p, json({ a: { e: 'abc' }, b: { e: long }, meta: { e: long, a: { e: long }, l: [long] } }))).toBe(true);
+    expect(await walker.accepts(p, json({ a: { e: long }, b: { e: 'x' }, meta: {} }))).toBe(false);
+    expect(await walker.accepts(p, json({ a: { e: long.slice(1) }, b: { e: 'x' }, meta: {} }))).toBe(true);
     const root = { type: 'json_schema' as const, schema: { type: 'string', format: 'email', maxLength: 40 } as JsonSchema };
     expect(await walker.accepts(root, JSON.stringify(`${'x'.repeat(35)}@a.io`))).toBe(true);
     expect(await walker.accepts(root, JSON.stringify(`${'x'.repeat(36)}@a.io`))).toBe(false);
   });
+});
+
+describe('tool calls: the guards of each call start at its begin', () => {
+  const walker = new CharWalker();
+  afterAll(() => walker.clear());
+  const mail = { type: 'string', format: 'email', maxLength: 20 } as const;
+  const tools: ChatTool[] = [
+    { type: 'function', function: { name: 'signup', strict: false, parameters: { type: 'object', properties: { email: mail, name: { type: 'string' } }, required: ['email'], additionalProperties: false } } },
+    { type: 'function', function: { name: 'note', strict: false, parameters: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'], additionalProperties: false } } },
+  ];
+  const ok = 'abcdefghijklm@b.io'; // 18
+  const over = 'abcdefghijklmnop@b.io'; // 21
+
+  for (const style of ['hermes', 'llama3-json'] as const) {
+    const call = (name: string, email: string) => `${callTags(style, name).begin}${json({ email })}${callTags(style, name).end}`;
+    it(`${style}: a bounded argument is held to its bound in its own tool's calls only, whatever text comes before`, async () => {
+      const auto = toolCallFormat(toolCallPlan(style, tools, 'auto', style === 'hermes')!, null);
+      const forced = toolCallFormat(toolCallPlan(style, tools, 'required', style === 'hermes')!, null);
+      // The bound is the matcher's (the compiled grammar keeps guards), not the grammar's.
+      for (const f of [auto, forced]) expect(((await walker.grammar(f)) as unknown as { guards: unknown }).guards).not.toBeNull();
+      for (const f of [auto, forced]) {
+        expect(await walker.accepts(f, call('signup', ok))).toBe(true);
+        expect(await walker.accepts(f, call('signup', over))).toBe(false);
+        // The other tool's `email` is free.
+        expect(await walker.accepts(f, call('note', `${over}${over}`))).toBe(true);
+      }
+      // Text before a call, with quotes and braces that look like JSON, is nobody's string.
+      const text = `Sure: {"email": "${over}${over}"} and "${over}" `;
+      expect(await walker.accepts(auto, `${text}${call('signup', ok)}`)).toBe(true);
+      expect(await walker.accepts(auto, `${text}${call('signup', over)}`)).toBe(false);
+      if (style === 'hermes') {
+        // Parallel calls: each call is read from its own begin.
+        expect(await walker.accepts(forced, `${call('note', over)}\n${call('signup', ok)}`)).toBe(true);
+        expect(await walker.accepts(forced, `${call('signup', ok)}\n${call('signup', over)}`)).toBe(false);
+        expect(await walker.accepts(forced, `${call('signup', ok)}\n${call('note', over)}\n${call('signup', ok)}`)).toBe(true);
+      }
+    }, 120_000);
+  }
+
+  it('beside an answer in a response format (the answer could write a begin as its own text), the bounds stay in the grammar', async () => {
+    const answer = toolCallFormat(toolCallPlan('hermes', tools, 'auto', false)!, one({ type: 'string' }));
+    expect(((await walker.grammar(answer)) as unknown as { guards: unknown }).guards).toBeNull();
+    expect(await walker.accepts(answer, `${callTags('hermes', 'signup').begin}${json({ email: ok })}${callTags('hermes', 'signup').end}`)).toBe(true);
+    expect(await walker.accepts(answer, `${callTags('hermes', 'signup').begin}${json({ email: over })}${callTags('hermes', 'signup').end}`)).toBe(false);
+  }, 120_000);
 });
 
 const QWEN = 'tiny-random-qwen2';
@@ -139,7 +231,7 @@ describe.skipIf(!present)(`on ${QWEN}'s vocabulary`, () => {
     const vocab = tokenVocabulary(lm, []);
     const { guards } = schemaToGrammar(signup);
     expect(guards).toHaveLength(1);
-    const table = new LengthGuards(guards, vocab);
+    const table = new LengthGuards([{ begin: null, guards }], vocab);
     const reply = await engine.chat({ model: 'jev', messages: [{ role: 'user', content: 'Sign up.' }], max_tokens: 60, temperature: 1, seed: 11, response_format: { type: 'json_schema', json_schema: { name: 's', schema: signup } } }, { id: 'guard-steps' });
     const text = reply.choices[0]!.message.content!;
     const ids = lm.encode(text, false);
@@ -177,5 +269,23 @@ describe.skipIf(!present)(`on ${QWEN}'s vocabulary`, () => {
       // A random model runs strings to their bound: the guard, not luck, ended them.
       expect(atBound, key).toBeGreaterThan(0);
     }
+  }, 240_000);
+
+  it("a tool whose argument is zod's .email().max(30): forced calls at temperature 1 validate, and reach the bound", async () => {
+    const parameters = z.toJSONSchema(z.object({ email: z.email().max(30), note: z.string().max(16) })) as JsonSchema;
+    const validate = validatorFor(parameters);
+    let atBound = 0;
+    let calls = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const reply = await engine.chat({ model: 'jev', messages: [{ role: 'user', content: 'Sign me up.' }], max_tokens: 90, temperature: 1, seed, tools: [{ type: 'function', function: { name: 'signup', parameters, strict: false } }], tool_choice: 'required', parallel_tool_calls: false }, { id: `guard-tool-${seed}` });
+      const choice = reply.choices[0]!;
+      if (choice.finish_reason !== 'tool_calls') continue;
+      const args = JSON.parse(choice.message.tool_calls![0]!.function.arguments) as Record<string, string>;
+      expect(validate(args), `${JSON.stringify(args)} ${JSON.stringify(validate.errors)}`).toBe(true);
+      calls++;
+      if ([...args['email']!].length >= 28 || [...(args['note'] ?? '')].length >= 14) atBound++;
+    }
+    expect(calls).toBeGreaterThan(2);
+    expect(atBound).toBeGreaterThan(0);
   }, 240_000);
 });

@@ -1,8 +1,8 @@
 /**
  * The matcher's side of a length guard (json-schema/length-guard.ts): the grammar holds a
  * string's pattern, and this keeps its `maxLength`. A tracker reads the reply's JSON as its
- * tokens' bytes arrive (where each string stands: the key of its innermost object member, or the
- * root) and, inside a guarded string, its characters so far and its state in the pattern's
+ * tokens' bytes arrive (where each string stands: its key path, the keys of the object members it
+ * stands in) and, inside a guarded string, its characters so far and its state in the pattern's
  * automaton. A token is ruled out when, after it, the string could no longer end within its
  * bound: its characters so far plus the fewest the automaton still needs to accept exceed `max`,
  * or it closes the string past `max`. Every string the grammar allows that ends within the bound
@@ -14,11 +14,15 @@
  *
  * A character whose UTF-8 bytes are split across tokens is counted when its first byte arrives and
  * checked when its last does.
+ *
+ * Tool calls: between calls the tracker reads the text for a call's begin, and from there the
+ * call's arguments as JSON with that tool's guards, back to the text when they end.
  */
 import type { Dfa } from './json-schema/char-automaton.ts';
-import { keyPlace, ROOT_PLACE, type LengthGuard } from './json-schema/length-guard.ts';
+import { placeHolds, type GuardPlace, type GuardScope, type LengthGuard } from './json-schema/length-guard.ts';
 import { rawTokenBytes } from './token-raw-bytes.ts';
 import type { TokenVocabulary } from './token-vocabulary.ts';
+import { UTF8_BOUNDARY, UTF8_INVALID, utf8Step } from './token-utf8.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -76,8 +80,29 @@ function outOfReach(g: Guard, len: number, state: number, pending: boolean): boo
   return d >= 0 && len + (pending ? Math.max(0, d - 1) : d) > g.max;
 }
 
+/** A guard, and a key path where it applies. */
+interface Placed {
+  place: GuardPlace;
+  guard: Guard;
+}
+
+/** Where guards apply: to the whole reply, or to the arguments after each tool call's begin. */
+interface Scopes {
+  whole: readonly Placed[] | null;
+  calls: readonly { begin: Uint8Array; places: readonly Placed[] }[];
+  /** The longest begin's bytes. */
+  longest: number;
+}
+
+const utf8 = new TextDecoder();
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
 /** Where the reply's JSON stands, and inside a guarded string how far it has come. */
 export class GuardTracker {
+  /** The guards of the JSON being read; null: tool calls' text between calls, read for a call's begin. */
+  places: readonly Placed[] | null;
+  /** Between calls: the last bytes (as many as the longest begin). */
+  recent: number[] = [];
   /** Open containers, innermost last: whether each is an object, and its current member's key. */
   objs: boolean[] = [];
   keys: (string | null)[] = [];
@@ -97,8 +122,13 @@ export class GuardTracker {
   cp = 0;
   broken = false;
 
+  constructor(places: readonly Placed[] | null) {
+    this.places = places;
+  }
+
   clone(): GuardTracker {
-    const t = new GuardTracker();
+    const t = new GuardTracker(this.places);
+    t.recent = this.places === null ? this.recent.slice() : [];
     t.objs = this.objs.slice();
     t.keys = this.keys.slice();
     t.mode = this.mode;
@@ -115,19 +145,19 @@ export class GuardTracker {
     return t;
   }
 
-  /** The place of a value string opening now: the innermost object's member key, else the root. */
-  place(): string {
-    for (let i = this.objs.length - 1; i >= 0; i--) {
-      if (this.objs[i]) return this.keys[i] === null ? ROOT_PLACE : keyPlace(this.keys[i]!);
-    }
-    return ROOT_PLACE;
+  /** The key path of a value string opening now: the keys of the objects it stands in. */
+  path(): string[] {
+    const path: string[] = [];
+    this.objs.forEach((obj, i) => obj && path.push(this.keys[i] ?? ''));
+    return path;
   }
 
-  feed(byte: number, places: Map<string, Guard>): void {
-    if (this.mode === OUT) this.#outside(byte, places);
+  feed(byte: number, scopes: Scopes): void {
+    if (this.places === null) this.#between(byte, scopes);
+    else if (this.mode === OUT) this.#outside(byte, this.places, scopes);
     else if (this.mode === KEY) this.#key(byte);
-    else if (this.guard === null) this.#skip(byte);
-    else this.#value(byte);
+    else if (this.guard === null) this.#skip(byte, scopes);
+    else this.#value(byte, scopes);
   }
 
   /** At a token's end: broken where the guarded string can no longer end within its bound. */
@@ -138,7 +168,38 @@ export class GuardTracker {
     if (outOfReach(this.guard, this.len + (escaping ? 1 : 0), this.state, escaping || this.need > 0)) this.broken = true;
   }
 
-  #outside(byte: number, places: Map<string, Guard>): void {
+  /** Tool calls' text: a call's begin starts the JSON of its arguments. */
+  #between(byte: number, scopes: Scopes): void {
+    const recent = this.recent;
+    recent.push(byte);
+    if (recent.length > scopes.longest) recent.shift();
+    for (const call of scopes.calls) {
+      const b = call.begin;
+      if (b.length === 0 || b[b.length - 1] !== byte || b.length > recent.length) continue;
+      let k = 1;
+      while (k < b.length && b[b.length - 1 - k] === recent[recent.length - 1 - k]) k++;
+      if (k < b.length) continue;
+      this.places = call.places;
+      this.recent = [];
+      this.objs = [];
+      this.keys = [];
+      this.mode = OUT;
+      this.expectKey = false;
+      return;
+    }
+  }
+
+  /** A tool call's arguments have ended: back to the text between calls. */
+  #ended(scopes: Scopes): void {
+    if (scopes.whole === null && this.objs.length === 0) this.places = null;
+  }
+
+  #outside(byte: number, places: readonly Placed[], scopes: Scopes): void {
+    // A call's arguments that are a number, true, false or null hold no string.
+    if (this.objs.length === 0 && scopes.whole === null && byte !== 0x7b && byte !== 0x5b && byte !== QUOTE && !WHITESPACE.has(byte)) {
+      this.places = null;
+      return;
+    }
     switch (byte) {
       case 0x7b: // {
         this.objs.push(true);
@@ -155,6 +216,7 @@ export class GuardTracker {
         this.objs.pop();
         this.keys.pop();
         this.expectKey = false;
+        this.#ended(scopes);
         return;
       case 0x2c: // ,
         this.expectKey = this.objs[this.objs.length - 1] === true;
@@ -170,7 +232,11 @@ export class GuardTracker {
           return;
         }
         this.mode = VALUE;
-        this.guard = places.get(this.place()) ?? null;
+        this.guard = null;
+        if (places.length > 0) {
+          const path = this.path();
+          this.guard = places.find((p) => placeHolds(p.place, path))?.guard ?? null;
+        }
         this.len = 0;
         this.state = 0;
         this.need = 0;
@@ -184,7 +250,7 @@ export class GuardTracker {
     else if (byte === QUOTE) {
       let key: string | null;
       try {
-        key = JSON.parse(`"${new TextDecoder().decode(Uint8Array.from(this.keyBytes))}"`) as string;
+        key = JSON.parse(`"${utf8.decode(Uint8Array.from(this.keyBytes))}"`) as string;
       } catch {
         key = null;
       }
@@ -195,13 +261,16 @@ export class GuardTracker {
     this.keyBytes.push(byte);
   }
 
-  #skip(byte: number): void {
+  #skip(byte: number, scopes: Scopes): void {
     if (this.esc === 1) this.esc = 0;
     else if (byte === BACKSLASH) this.esc = 1;
-    else if (byte === QUOTE) this.mode = OUT;
+    else if (byte === QUOTE) {
+      this.mode = OUT;
+      this.#ended(scopes);
+    }
   }
 
-  #value(byte: number): void {
+  #value(byte: number, scopes: Scopes): void {
     if (this.esc === 1) {
       if (byte === 0x75) {
         this.esc = 5;
@@ -225,6 +294,7 @@ export class GuardTracker {
       if (this.len > this.guard!.max) this.broken = true;
       this.mode = OUT;
       this.guard = null;
+      this.#ended(scopes);
     } else if (this.need > 0) {
       this.cp = (this.cp << 6) | (byte & 0x3f);
       if (--this.need === 0) this.state = step(this.guard!, this.state, this.cp);
@@ -301,27 +371,32 @@ function tokenBytes(v: VocabBytes, id: number): Uint8Array {
   return v.data.subarray(v.start[id]!, v.start[id]! + v.length[id]!);
 }
 
-/** The characters of a token that stays inside a string (whole UTF-8 characters, no quote or backslash); -1 otherwise. */
+/** The characters of a token that stays inside a string (whole, well-formed UTF-8 characters, no quote or backslash); -1 otherwise. */
 function plainChars(bytes: Uint8Array): number {
   let n = 0;
-  let need = 0;
+  let state = UTF8_BOUNDARY;
   for (const b of bytes) {
     if (b === QUOTE || b === BACKSLASH) return -1;
-    if (need > 0) {
-      if (b < 0x80 || b > 0xbf) return -1;
-      need--;
-      continue;
-    }
-    if (b >= 0x80 && b < 0xc0) return -1;
-    need = b < 0x80 ? 0 : b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1;
-    n++;
+    state = utf8Step(state, b);
+    if (state === UTF8_INVALID) return -1;
+    if (state === UTF8_BOUNDARY) n++;
   }
-  return need === 0 ? n : -1;
+  return state === UTF8_BOUNDARY ? n : -1;
+}
+
+/** The code point of the well-formed UTF-8 character at `data[i]`, and its byte length. */
+function codePointAt(data: Uint8Array, i: number): { cp: number; size: number } {
+  const lead = data[i]!;
+  if (lead < 0x80) return { cp: lead, size: 1 };
+  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  let cp = lead & (size === 4 ? 0x07 : size === 3 ? 0x0f : 0x1f);
+  for (let k = 1; k < size; k++) cp = (cp << 6) | (data[i + k]! & 0x3f);
+  return { cp, size };
 }
 
 /** The guards of one compiled grammar over one vocabulary: trackers start here, and masks are checked here. */
 export class LengthGuards {
-  readonly #places = new Map<string, Guard>();
+  readonly #scopes: Scopes;
   readonly #vocab: VocabBytes;
   /** The least room of the guards: a token of at most this many bytes cannot break a string it opens. */
   readonly #minRoom: number;
@@ -329,23 +404,28 @@ export class LengthGuards {
   readonly #after = new Map<Guard, Map<number, Int16Array>>();
   #tables = 0;
 
-  constructor(guards: readonly LengthGuard[], vocab: TokenVocabulary) {
-    for (const g of guards) {
-      const guard = guardOf(g);
-      for (const p of g.places) this.#places.set(p, guard);
-    }
+  /** `scopes`: one whose `begin` is null (the whole reply), or a tool call's each. */
+  constructor(scopes: readonly GuardScope[], vocab: TokenVocabulary) {
+    const placed = (guards: readonly LengthGuard[]) =>
+      guards.flatMap((g) => {
+        const guard = guardOf(g);
+        return g.places.map((place) => ({ place, guard }));
+      });
+    const whole = scopes.find((s) => s.begin === null);
+    const calls = whole ? [] : scopes.map((s) => ({ begin: new TextEncoder().encode(s.begin!), places: placed(s.guards) }));
+    this.#scopes = { whole: whole ? placed(whole.guards) : null, calls, longest: Math.max(0, ...calls.map((c) => c.begin.length)) };
     this.#vocab = bytesOf(vocab);
-    this.#minRoom = Math.min(...[...this.#places.values()].map((g) => g.room));
+    this.#minRoom = Math.min(...[...(this.#scopes.whole ?? []), ...calls.flatMap((c) => c.places)].map((p) => p.guard.room));
   }
 
   start(): GuardTracker {
-    return new GuardTracker();
+    return new GuardTracker(this.#scopes.whole);
   }
 
   /** Advances `at` over `token`'s bytes. */
   advance(at: GuardTracker, token: number): void {
     if (token < 0 || token >= this.#vocab.length.length) return;
-    for (const b of tokenBytes(this.#vocab, token)) at.feed(b, this.#places);
+    for (const b of tokenBytes(this.#vocab, token)) at.feed(b, this.#scopes);
   }
 
   /**
@@ -396,11 +476,9 @@ export class LengthGuards {
           i++;
           continue;
         }
-        const n = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
-        let cp = lead & (n === 4 ? 0x07 : n === 3 ? 0x0f : 0x1f);
-        for (let k = 1; k < n; k++) cp = (cp << 6) | (data[i + k]! & 0x3f);
+        const { cp, size } = codePointAt(data, i);
         q = step(g, q, cp);
-        i += n;
+        i += size;
       }
       after[id] = q;
     }
@@ -422,7 +500,7 @@ export class LengthGuards {
   #walk(at: GuardTracker, bytes: Uint8Array): boolean {
     const t = at.clone();
     for (const b of bytes) {
-      t.feed(b, this.#places);
+      t.feed(b, this.#scopes);
       if (t.broken) return false;
     }
     t.end();

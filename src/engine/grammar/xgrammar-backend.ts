@@ -5,8 +5,8 @@
  * - Per vocabulary: one TokenizerInfo and one GrammarCompiler (xgrammar's own cache of rules kept).
  * - Compiling: a response schema is lowered by our own compiler (json-schema/compile.ts) into
  *   EBNF of one-line JSON (", " and ": " separators), with the length bounds its matchers keep
- *   (json-schema/length-guard.ts); a tool call's parameters likewise, every bound in the grammar,
- *   inside an xgrammar structural tag; `json_object` is xgrammar's own converter.
+ *   (json-schema/length-guard.ts); a tool call's parameters likewise, inside an xgrammar
+ *   structural tag; `json_object` is xgrammar's own converter.
  * - Masks: xgrammar's, ANDed with the vocabulary's `jsonSafe` mask (token-vocabulary.ts) and with
  *   the tokens that keep the reply's bytes well-formed UTF-8 from where they end (token-utf8.ts):
  *   xgrammar 0.1.27 lets ill-formed sequences (overlong forms, surrogates) into strings; then
@@ -19,7 +19,7 @@ import { formatParam, JevError, validationMessage, type JsonSchema, type PathSeg
 import type { CompiledGrammar, GrammarBackend, GrammarFormat, GrammarMatcher, ToolCallFormat } from './backend.ts';
 import type { TokenVocabulary } from './token-vocabulary.ts';
 import { schemaToEbnf, schemaToGrammar } from './json-schema/compile.ts';
-import type { LengthGuard } from './json-schema/length-guard.ts';
+import type { GuardScope, LengthGuard } from './json-schema/length-guard.ts';
 import { LengthGuards, type GuardTracker } from './length-guard-tracker.ts';
 import { SchemaRefusal } from './json-schema/refusal.ts';
 import { tokenUtf8, UTF8_BOUNDARY, UTF8_INVALID, type TokenUtf8 } from './token-utf8.ts';
@@ -112,8 +112,8 @@ class XgCompiled implements CompiledGrammar {
   #disposed = false;
   /** The length bounds its matchers keep (json-schema/length-guard.ts); null: none. */
   readonly guards: LengthGuards | null;
-  constructor(readonly key: string, readonly handle: XgCompiledGrammar, readonly vocab: TokenVocabulary, guards: readonly LengthGuard[] = []) {
-    this.guards = guards.length > 0 ? new LengthGuards(guards, vocab) : null;
+  constructor(readonly key: string, readonly handle: XgCompiledGrammar, readonly vocab: TokenVocabulary, scopes: readonly GuardScope[] = []) {
+    this.guards = scopes.some((s) => s.guards.length > 0) ? new LengthGuards(scopes, vocab) : null;
   }
   dispose(): void {
     if (this.#disposed) return;
@@ -185,18 +185,32 @@ class XgGrammarMatcher implements GrammarMatcher {
  * parameters as an EBNF grammar of one-line JSON (the same settings as a response schema: no
  * free whitespace, strict). xgrammar's own `json_schema` content allows any whitespace, which a
  * random model never ends; its EBNF conversion is exported under `Testings` in 0.1.27.
+ *
+ * The calls' length guards start at each call's begin (a begin is written only to open its call:
+ * in free text, a trigger commits to a call). Where the reply may instead be the answer's JSON,
+ * which could hold a begin's text as its own, every bound stays in the grammar.
  */
-async function structuralTag(xg: XGrammar, format: ToolCallFormat): Promise<object> {
-  const ebnf = (schema: JsonSchema) => schemaEbnf(schema, ['tools'], false).ebnf;
-  const tags = [];
-  for (const call of format.calls) tags.push({ type: 'tag', begin: call.begin, content: { type: 'grammar', grammar: await ebnf(call.parameters) }, end: call.end });
+function structuralTag(format: ToolCallFormat): { tag: object; scopes: GuardScope[] } {
+  const guarded = format.answer === null;
+  const scopes: GuardScope[] = [];
+  const tags = format.calls.map((call) => {
+    const { ebnf, guards } = schemaEbnf(call.parameters, ['tools'], guarded);
+    scopes.push({ begin: call.begin, guards });
+    return { type: 'tag', begin: call.begin, content: { type: 'grammar', grammar: ebnf }, end: call.end };
+  });
   const calls = { type: 'tags_with_separator', tags, separator: format.separator, at_least_one: true, stop_after_first: format.single };
   let top: object;
   if (format.forced) top = calls;
   // xgrammar 0.1.27 refuses a list of calls inside an `or`: with an answer, one call or the answer.
-  else if (format.answer) top = { type: 'or', elements: [...tags, { type: 'grammar', grammar: await ebnf(format.answer) }] };
+  else if (format.answer) top = { type: 'or', elements: [...tags, { type: 'grammar', grammar: schemaEbnf(format.answer, ['tools'], false).ebnf }] };
   else top = { type: 'triggered_tags', triggers: format.triggers, tags, at_least_one: false, stop_after_first: format.single };
-  return { type: 'structural_tag', format: top };
+  return { tag: { type: 'structural_tag', format: top }, scopes };
+}
+
+/** The cache's key of a grammar and the guards its matchers keep. */
+function keyOf(grammar: string, scopes: readonly GuardScope[]): string {
+  const guards = scopes.filter((s) => s.guards.length > 0).map((s) => [s.begin, s.guards.map((g) => [g.places, g.max])]);
+  return guards.length ? `${grammar}\n${JSON.stringify(guards)}` : grammar;
 }
 
 /**
@@ -227,10 +241,10 @@ export class XGrammarBackend implements GrammarBackend {
     capture = [];
     try {
       if (format.type === 'tool_calls') {
-        const tag = await structuralTag(xg, format);
+        const { tag, scopes } = structuralTag(format);
         const grammar = await xg.Grammar.fromStructuralTag(tag);
         try {
-          return new XgCompiled(JSON.stringify(tag), await compiler.compileGrammar(grammar), vocab);
+          return new XgCompiled(keyOf(JSON.stringify(tag), scopes), await compiler.compileGrammar(grammar), vocab, scopes);
         } finally {
           grammar.dispose();
         }
@@ -238,8 +252,8 @@ export class XGrammarBackend implements GrammarBackend {
       if (format.type === 'json_schema') {
         // Our own lowering (json-schema/compile.ts): xgrammar's converter lets invalid output through.
         const { ebnf, guards } = schemaEbnf(format.schema, ['response_format', 'json_schema', 'schema'], true);
-        const key = guards.length ? `${ebnf}\n${JSON.stringify(guards.map((g) => [g.places, g.max]))}` : ebnf;
-        return new XgCompiled(key, await compiler.compileGrammar(ebnf), vocab, guards);
+        const scopes = [{ begin: null, guards }];
+        return new XgCompiled(keyOf(ebnf, scopes), await compiler.compileGrammar(ebnf), vocab, scopes);
       }
       const text = JSON.stringify({ type: 'object' });
       const handle = await compiler.compileJSONSchema(text, false, -1, undefined, true);

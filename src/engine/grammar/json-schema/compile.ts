@@ -22,7 +22,7 @@ import { decimalMultiples, integerMultiples, integerRange, multipleTest, numberR
 import { SchemaRefusal } from './refusal.ts';
 import { alt, lit, parsePattern, type Regex } from './regex.ts';
 import { JSON_CHAR, jsonTextRule, stringContent, stringParts } from './string-grammar.ts';
-import { keyPlace, ROOT_PLACE, type LengthGuard } from './length-guard.ts';
+import { placesMeet, type GuardPlace, type LengthGuard } from './length-guard.ts';
 
 const SEP = '", "';
 const COLON = '": "';
@@ -37,8 +37,8 @@ export function schemaToEbnf(schema: JsonSchema): string {
 
 /**
  * The EBNF of `schema`, and the length bounds its matcher keeps (length-guard.ts). A guard goes
- * only where no other string of the schema can stand in the same place; one that would share its
- * place is compiled again with its bound in the grammar.
+ * only where no string of the schema bounded otherwise can stand on the same key path; one that
+ * would share its place is compiled again with its bound in the grammar.
  */
 export function schemaToGrammar(schema: JsonSchema): { ebnf: string; guards: LengthGuard[] } {
   const inGrammar = new Set<number>();
@@ -51,10 +51,14 @@ export function schemaToGrammar(schema: JsonSchema): { ebnf: string; guards: Len
   }
 }
 
-/** Strings whose place is any key (in a value of any JSON, or beside patternProperties and additionalProperties). */
-const ANY_PLACE = '\u0001';
-/** The place of strings directly inside the schema a reference names: wherever the reference is used. */
-const refPlace = (pointer: string) => `\u0002${pointer}`;
+/**
+ * Where a value being compiled stands: a key path (length-guard.ts) from the root (`ref` null) or
+ * from wherever the reference `ref` is used (the schema a reference names is one rule, compiled once).
+ */
+interface Place extends GuardPlace {
+  ref: string | null;
+}
+const placeKey = (p: Place) => JSON.stringify([p.ref, p.keys, p.under]);
 
 class SchemaCompiler {
   readonly g = new Ebnf();
@@ -63,13 +67,15 @@ class SchemaCompiler {
   /** The sub-schema lists being compiled now (by the identity of their schemas): how many references were rules when each began. */
   readonly #open = new Map<string, number>();
   readonly #ids = new Map<object, number>();
-  /** Where the value being compiled stands (length-guard.ts): a key's place, the root's, any, or a reference's. */
-  #place = ROOT_PLACE;
-  /** Where each reference is used (places, or other references'). */
-  readonly #refUses = new Map<string, Set<string>>();
+  /** Where the value being compiled stands. */
+  #place: Place = { ref: null, keys: [], under: false };
+  /** Where each reference is used (by placeKey). */
+  readonly #refUses = new Map<string, Map<string, Place>>();
+  /** Where the value of each reference may stand, from the root (`#bases`). */
+  readonly #bases = new Map<string, GuardPlace[]>();
   /** Every place a string may stand, with the guard of the string written there (an index in #guards), or null. */
-  readonly #strings: { place: string; guard: number | null }[] = [];
-  readonly #guards: { n: number; dfa: Dfa; max: number }[] = [];
+  readonly #strings: { place: Place; guard: number | null }[] = [];
+  readonly #guards: { n: number; dfa: Dfa; max: number; same: string }[] = [];
   /** How many strings asked for a guard so far (their number, the same in every pass). */
   #asked = 0;
 
@@ -78,31 +84,60 @@ class SchemaCompiler {
     this.fl = new Flattener(schema);
   }
 
-  /** The numbers of the guards whose place another string shares (or any place). */
+  /**
+   * The numbers of the guards that another string may meet on a key path, unless that string
+   * carries the same guard (the same bound on the same language: the matcher cannot tell them
+   * apart, and need not).
+   */
   sharedGuards(): number[] {
-    const places = this.#strings.map((s) => this.#resolve(s.place, new Set()));
+    const places = this.#strings.map((s) => this.#resolve(s.place));
+    const guardOf = (i: number) => (this.#strings[i]!.guard === null ? null : this.#guards[this.#strings[i]!.guard!]!);
     const shared: number[] = [];
     this.#strings.forEach((s, i) => {
-      if (s.guard === null) return;
-      const mine = places[i]!;
-      const clash = mine.has(ANY_PLACE) || places.some((other, j) => j !== i && (other.has(ANY_PLACE) || [...other].some((p) => mine.has(p))));
-      if (clash) shared.push(this.#guards[s.guard]!.n);
+      const mine = guardOf(i);
+      if (mine === null) return;
+      const clash = places[i]!.length === 0 || places.some((other, j) => j !== i && guardOf(j)?.same !== mine.same && other.some((o) => places[i]!.some((p) => placesMeet(p, o))));
+      if (clash) shared.push(mine.n);
     });
     return shared;
   }
 
   guards(): LengthGuard[] {
-    return this.#strings.filter((s) => s.guard !== null).map((s) => ({ places: [...this.#resolve(s.place, new Set())], dfa: this.#guards[s.guard!]!.dfa, max: this.#guards[s.guard!]!.max }));
+    return this.#strings.filter((s) => s.guard !== null).map((s) => ({ places: this.#resolve(s.place), dfa: this.#guards[s.guard!]!.dfa, max: this.#guards[s.guard!]!.max }));
   }
 
-  /** The places `place` stands for: a reference's, each place it is used (a reference used only from itself: none). */
-  #resolve(place: string, seen: Set<string>): Set<string> {
-    if (!place.startsWith('\u0002')) return new Set([place]);
-    const out = new Set<string>();
-    if (seen.has(place)) return out;
-    seen.add(place);
-    for (const use of this.#refUses.get(place.slice(1)) ?? []) for (const p of this.#resolve(use, seen)) out.add(p);
-    return out;
+  /** The key paths from the root that `place` stands for. */
+  #resolve(place: Place): GuardPlace[] {
+    if (place.ref === null) return [{ keys: place.keys, under: place.under }];
+    return this.#basesOf(place.ref).map((b) => (b.under ? b : { keys: [...b.keys, ...place.keys], under: place.under }));
+  }
+
+  /**
+   * Where the value of the reference `pointer` may stand, from the root: through each use, the
+   * place it is used at. Where a reference on the way is used from within itself (recursion),
+   * anywhere under the places its chain of uses starts from.
+   */
+  #basesOf(pointer: string): GuardPlace[] {
+    const known = this.#bases.get(pointer);
+    if (known) return known;
+    const usesOf = (ptr: string) => [...(this.#refUses.get(ptr)?.values() ?? [])];
+    const upward = (from: string): { refs: Set<string>; starts: Map<string, Place> } => {
+      const refs = new Set<string>();
+      const starts = new Map<string, Place>();
+      const todo = [from];
+      while (todo.length) {
+        for (const use of usesOf(todo.pop()!)) {
+          if (use.ref === null) starts.set(placeKey(use), use);
+          else if (!refs.has(use.ref)) (refs.add(use.ref), todo.push(use.ref));
+        }
+      }
+      return { refs, starts };
+    };
+    const { refs, starts } = upward(pointer);
+    const recursive = [pointer, ...refs].some((r) => upward(r).refs.has(r));
+    const bases = recursive ? [...starts.values()].map((s) => ({ keys: s.keys, under: true })) : usesOf(pointer).flatMap((u) => this.#resolve(u));
+    this.#bases.set(pointer, bases);
+    return bases;
   }
 
   /** A string may stand here (`guard`: the index of its guard). */
@@ -110,8 +145,19 @@ class SchemaCompiler {
     this.#strings.push({ place: this.#place, guard });
   }
 
+  /** Where a member's value stands (`key` null: any key). */
+  #member(key: string | null): Place {
+    const p = this.#place;
+    return p.under ? p : { ...p, keys: [...p.keys, key] };
+  }
+
+  /** Where the strings of any JSON value here stand: here, and anywhere below. */
+  #anywhere(): Place {
+    return { ...this.#place, under: true };
+  }
+
   /** `make`, with the values it compiles standing at `place`. */
-  #at<T>(place: string, make: () => T): T {
+  #at<T>(place: Place, make: () => T): T {
     const before = this.#place;
     this.#place = place;
     try {
@@ -169,13 +215,13 @@ class SchemaCompiler {
 
   ref(ref: { pointer: string; path: Path }): string | null {
     let uses = this.#refUses.get(ref.pointer);
-    if (!uses) this.#refUses.set(ref.pointer, (uses = new Set()));
-    uses.add(this.#place);
+    if (!uses) this.#refUses.set(ref.pointer, (uses = new Map()));
+    uses.set(placeKey(this.#place), this.#place);
     const known = this.#refs.get(ref.pointer);
     if (known !== undefined) return known;
     const name = this.g.name(`ref_${ref.pointer.split('/').pop() ?? 'root'}`);
     this.#refs.set(ref.pointer, name);
-    const exprs = this.#at(refPlace(ref.pointer), () => this.fl.inline(ref).map((f) => this.flat(f))).filter((e): e is string => e !== null);
+    const exprs = this.#at({ ref: ref.pointer, keys: [], under: false }, () => this.fl.inline(ref).map((f) => this.flat(f))).filter((e): e is string => e !== null);
     if (exprs.length === 0) throw new SchemaRefusal(ref.path, `no JSON value satisfies the schema ${ref.pointer} names`);
     this.g.set(name, exprs.join(' | '));
     return name;
@@ -184,7 +230,7 @@ class SchemaCompiler {
   flat(f: Flat): string | null {
     if (f.ref) return this.ref(f.ref);
     if (isAny(f)) {
-      this.#at(ANY_PLACE, () => this.#stringHere());
+      this.#at(this.#anywhere(), () => this.#stringHere());
       return 'any';
     }
     if (f.values) {
@@ -248,10 +294,10 @@ class SchemaCompiler {
     }
   }
 
-  /** Where constant values stand: their strings here, the strings inside them at any key. */
+  /** Where constant values stand: their strings here, the strings inside them below. */
   #valuesHere(values: readonly unknown[]): void {
     if (values.some((v) => typeof v === 'string')) this.#stringHere();
-    if (values.some((v) => typeof v === 'object' && v !== null)) this.#at(ANY_PLACE, () => this.#stringHere());
+    if (values.some((v) => typeof v === 'object' && v !== null)) this.#at(this.#anywhere(), () => this.#stringHere());
   }
 
   string(f: Flat): string | null {
@@ -259,7 +305,7 @@ class SchemaCompiler {
     const keep = (dfa: Dfa, max: number) => {
       const n = this.#asked++;
       if (this.inGrammar === null || this.inGrammar.has(n)) return false;
-      guard = this.#guards.push({ n, dfa, max }) - 1;
+      guard = this.#guards.push({ n, dfa, max, same: JSON.stringify([max, dfa]) }) - 1;
       return true;
     };
     const content = stringContent(f, this.g, 'jchar', 'jtext', keep);
@@ -271,7 +317,7 @@ class SchemaCompiler {
   array(f: Flat): string | null {
     const k = f.prefix.length;
     if (k === 0 && f.items === null && f.minItems === 0 && f.maxItems === null && f.unique === null) {
-      this.#at(ANY_PLACE, () => this.#stringHere());
+      this.#at(this.#anywhere(), () => this.#stringHere());
       return 'anyarr';
     }
     const restSubs = f.items ?? (k > 0 ? [{ schema: false, path: [] }] : [{ schema: true, path: [] }]);
@@ -332,7 +378,7 @@ class SchemaCompiler {
 
   object(f: Flat): string | null {
     if (f.properties.size === 0 && f.at['properties'] === undefined && f.required.size === 0 && f.additional === null && f.patternProperties.length === 0 && f.propertyNames.length === 0 && f.minProperties === 0 && f.maxProperties === null) {
-      this.#at(ANY_PLACE, () => this.#stringHere());
+      this.#at(this.#anywhere(), () => this.#stringHere());
       return 'anyobj';
     }
     const names = [...f.properties.keys()];
@@ -341,7 +387,7 @@ class SchemaCompiler {
     const entries: { name: string; value: string | null; required: boolean }[] = names.map((name) => {
       const listed = f.properties.get(name);
       const subs = listed ? [...listed, ...f.patternProperties.filter((p) => new RegExp(p.source, 'u').test(name)).flatMap((p) => p.subs)] : extrasFor(f, name);
-      const value = nameOk(name) ? this.#at(keyPlace(name), () => this.value(subs, ['prop', name])) : null;
+      const value = nameOk(name) ? this.#at(this.#member(name), () => this.value(subs, ['prop', name])) : null;
       return { name, value, required: f.required.has(name) };
     });
     if (entries.some((e) => e.required && e.value === null)) return null;
@@ -400,7 +446,7 @@ class SchemaCompiler {
       if (intersect(patterns[i]!.dfa, patterns[j]!.dfa).accept.length > 0) throw new SchemaRefusal(patterns[j]!.path, 'patternProperties whose patterns overlap cannot be enforced (a name matching both must satisfy both); make the patterns disjoint');
     }
     const entry = (keyDfa: Dfa, subs: Sub[], what: string) => {
-      const value = this.#at(ANY_PLACE, () => this.value(subs, [what]));
+      const value = this.#at(this.#member(null), () => this.value(subs, [what]));
       if (value === null || keyDfa.accept.length === 0) return;
       const key = dfaRules(keyDfa, this.g, 'key');
       if (key !== null) alts.push(`"\\"" ${key} "\\"" ${COLON} ${value}`);
@@ -409,7 +455,7 @@ class SchemaCompiler {
     if ((additionalGiven && !additionalFalse) || anyMembers) {
       const subs = f.additional ?? [];
       if (patterns.length === 0 && names === null && others === null) {
-        const value = this.#at(ANY_PLACE, () => this.value(subs.length ? subs : [{ schema: true, path: [] }], ['additional']));
+        const value = this.#at(this.#member(null), () => this.value(subs.length ? subs : [{ schema: true, path: [] }], ['additional']));
         if (value !== null) alts.push(`jstring ${COLON} ${value}`);
       } else {
         const notPatterns = patterns.length > 0 ? complement(patterns.map((p) => p.dfa).reduce((a, b) => union2(a, b))) : regexDfa(parsePattern(''));

@@ -7,16 +7,22 @@
  * after which the string could no longer end within `max` characters (../length-guard-tracker.ts):
  * the same language, exactly.
  *
- * Where a guard applies is read from the reply's text: the key of the innermost object member the
- * string is the value of (through arrays), or the root. The compiler gives a string a guard only
- * where no other string of the schema can stand under the same key (json-schema/compile.ts);
- * elsewhere the bound stays in the grammar.
+ * Where a guard applies is read from the reply's text: the string's key path, the keys of the
+ * object members it stands in from the root (arrays are transparent). The compiler gives a string a
+ * guard only where no other string of the schema, bounded otherwise, can stand on the same path
+ * (json-schema/compile.ts); elsewhere the bound stays in the grammar.
  */
 import type { Dfa } from './char-automaton.ts';
 
+/** Key paths: `keys` from the root (null: any one key); `under`: that path or any below it. */
+export interface GuardPlace {
+  keys: (string | null)[];
+  under: boolean;
+}
+
 export interface LengthGuard {
-  /** The places (`keyPlace`, `ROOT_PLACE`) where the guarded string stands. */
-  places: string[];
+  /** The key paths where the guarded string stands. */
+  places: GuardPlace[];
   /** The string's language without the bound (its pattern, format and minLength): the grammar's. */
   dfa: Dfa;
   /** At most this many characters (code points). */
@@ -24,6 +30,27 @@ export interface LengthGuard {
 }
 
 /** A string that is the root value, or an item of arrays at the root. */
-export const ROOT_PLACE = '\u0000';
-/** A string that is the value of the member named `key` (or an item of arrays there). */
-export const keyPlace = (key: string): string => `k${key}`;
+export const ROOT_PLACE: GuardPlace = { keys: [], under: false };
+
+/** Whether a string on the key path `path` stands in `place`. */
+export function placeHolds(place: GuardPlace, path: readonly string[]): boolean {
+  if (place.under ? path.length < place.keys.length : path.length !== place.keys.length) return false;
+  return place.keys.every((k, i) => k === null || k === path[i]);
+}
+
+/** Whether some key path stands in both places. */
+export function placesMeet(a: GuardPlace, b: GuardPlace): boolean {
+  const n = Math.min(a.keys.length, b.keys.length);
+  for (let i = 0; i < n; i++) if (a.keys[i] !== null && b.keys[i] !== null && a.keys[i] !== b.keys[i]) return false;
+  if (a.keys.length === b.keys.length) return true;
+  return (a.keys.length < b.keys.length ? a : b).under;
+}
+
+/**
+ * The guards of the JSON texts in a reply: the whole reply's (`begin` null: a response format),
+ * or, for tool calls, those of the arguments that follow each call's `begin`.
+ */
+export interface GuardScope {
+  begin: string | null;
+  guards: LengthGuard[];
+}
