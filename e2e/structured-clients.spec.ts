@@ -133,10 +133,10 @@ test.describe('unmodified client libraries: structured output', () => {
     expect(typeof value === 'object' && value !== null && !Array.isArray(value), out.object[0]!.content).toBe(true);
   });
 
-  test("length bounds the matcher keeps: zod's .email().max(40) and .max(60) through openai's parse and the AI SDK's generateObject", async ({ page }) => {
+  test("length bounds the matcher keeps: zod's .email().max(40) and .max(60) through openai's parse and the AI SDK's generateObject, and in a tool's arguments through generateText", async ({ page }) => {
     await open(page);
     const out = await page.evaluate(async (prompt) => {
-      const { OpenAI, z, zodResponseFormat, createOpenAICompatible, generateObject } = globalThis as any;
+      const { OpenAI, z, zodResponseFormat, createOpenAICompatible, generateObject, generateText, tool } = globalThis as any;
       const Signup = z.object({ email: z.email().max(40), about: z.string().max(60) });
       const format = zodResponseFormat(Signup, 'signup');
       const baseURL = location.origin + '/v1';
@@ -150,7 +150,14 @@ test.describe('unmodified client libraries: structured output', () => {
       const provider = createOpenAICompatible({ name: 'jev', apiKey: 'local', baseURL, supportsStructuredOutputs: true });
       const whole = await generateObject({ prompt, temperature: 1, seed: 4, maxOutputTokens: 160, maxRetries: 0, model: provider('jev'), schema: Signup, schemaName: 'signup' });
       replies.push({ label: 'generateObject', value: whole.object, content: JSON.stringify(whole.object), finish: whole.finishReason, zod: Signup.safeParse(whole.object).success });
-      return { schema: format.json_schema.schema, replies };
+      // A tool's arguments, guarded from the call's begin: the same e-mail under the same key in two objects.
+      const Order = z.object({ contact: z.object({ email: z.email().max(40) }), billing: z.object({ email: z.email().max(40) }) });
+      const calls: { label: string; value: any; finish: string; zod: boolean }[] = [];
+      for (const seed of [5, 6]) {
+        const r = await generateText({ prompt, temperature: 1, seed, maxOutputTokens: 200, maxRetries: 0, model: provider('jev'), tools: { order: tool({ description: 'Place an order.', inputSchema: Order }) }, toolChoice: 'required' });
+        for (const c of r.toolCalls) calls.push({ label: `generateText, seed ${seed}`, value: c.input, finish: r.finishReason, zod: Order.safeParse(c.input).success });
+      }
+      return { schema: format.json_schema.schema, replies, order: z.toJSONSchema(Order), calls };
     }, PROMPT);
 
     const validate = validator(out.schema);
@@ -163,6 +170,16 @@ test.describe('unmodified client libraries: structured output', () => {
     }
     // A random model runs strings to their bounds (json-schema/length-guard.ts ended them, not luck).
     expect(lengths.filter((n) => n === 40 || n === 60).length, lengths.join(' ')).toBeGreaterThan(2);
+    const validateOrder = validator(out.order);
+    expect(out.calls.length).toBeGreaterThan(1);
+    const emails: number[] = [];
+    for (const c of out.calls) {
+      expect(c.finish, c.label).toBe('tool-calls');
+      expect(c.zod, `${c.label}: zod accepts ${JSON.stringify(c.value)}`).toBe(true);
+      validateOrder(c.value, c.label);
+      emails.push([...c.value.contact.email].length, [...c.value.billing.email].length);
+    }
+    expect(emails.some((n) => n >= 38), emails.join(' ')).toBe(true);
   });
 
   test('AI SDK: generateObject and streamObject through @ai-sdk/openai-compatible, on the service worker and client.fetch', async ({ page }) => {

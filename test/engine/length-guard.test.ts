@@ -22,7 +22,7 @@ import { callTags, toolCallFormat, toolCallPlan } from '../../src/engine/chat/to
 import type { Engine } from '../../src/engine/engine.ts';
 import { FORMAT_PATTERNS } from '../../src/engine/grammar/format-patterns.ts';
 import { schemaToEbnf, schemaToGrammar } from '../../src/engine/grammar/json-schema/compile.ts';
-import { ROOT_PLACE, type GuardPlace } from '../../src/engine/grammar/json-schema/length-guard.ts';
+import { ROOT_PLACE, type GuardPlace, type KeyStep } from '../../src/engine/grammar/json-schema/length-guard.ts';
 import { LengthGuards } from '../../src/engine/grammar/length-guard-tracker.ts';
 import { tokenVocabulary } from '../../src/engine/grammar/token-vocabulary.ts';
 import { validatorFor } from '../support/draft-validators.ts';
@@ -30,8 +30,8 @@ import { CharWalker } from '../support/grammar-walk.ts';
 import { GENERATED, loadEngine } from '../support/models.ts';
 
 const one = (schema: JsonSchema, key = 'e'): JsonSchema => ({ type: 'object', properties: { [key]: schema }, required: [key], additionalProperties: false });
-const at = (...keys: (string | null)[]): GuardPlace => ({ keys, under: false });
-const under = (...keys: (string | null)[]): GuardPlace => ({ keys, under: true });
+const at = (...keys: KeyStep[]): GuardPlace => ({ keys, under: false });
+const under = (...keys: KeyStep[]): GuardPlace => ({ keys, under: true });
 const json = (value: unknown) => JSON.stringify(value).replaceAll('":', '": ').replaceAll(',"', ', "');
 
 describe('which strings get a guard', () => {
@@ -68,6 +68,17 @@ describe('which strings get a guard', () => {
     expect(schemaToGrammar(node({ label: { type: 'string' } })).guards).toEqual([]);
   });
 
+  it('paths that multiply past 256 (references used in many places within references used in many places) are anywhere', () => {
+    const keys = (n: number, schema: JsonSchema) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, schema]));
+    const nested = (n: number): JsonSchema => ({
+      $defs: { Mail: { type: 'string', format: 'email', maxLength: 60 }, Box: { type: 'object', properties: keys(n, { $ref: '#/$defs/Mail' }) } },
+      type: 'object',
+      properties: { ...keys(n, { $ref: '#/$defs/Box' }), note: { type: 'string' } },
+    });
+    expect(schemaToGrammar(nested(16)).guards.map((g) => g.places.length)).toEqual([256]);
+    expect(schemaToGrammar(nested(17)).guards).toEqual([]);
+  });
+
   it("the same bound on the same language in several places (OpenAPI's contact and billing e-mails) is one guard's, wherever they meet", () => {
     const email = { type: 'string', format: 'email', maxLength: 100 } as const;
     const party = { type: 'object', properties: { email, name: { type: 'string' } } } as const;
@@ -83,10 +94,10 @@ describe('which strings get a guard', () => {
     const guarded = { type: 'string', format: 'email', maxLength: 50 } as const;
     const shared: JsonSchema[] = [
       { anyOf: [one(guarded), one({ type: 'string' })] },
-      { type: 'object', properties: { e: guarded }, additionalProperties: { type: 'string' } },
+      { type: 'object', patternProperties: { '^x': guarded }, additionalProperties: { type: 'string' } },
       { anyOf: [one(guarded), { enum: [{ e: 'x' }] }] },
       { anyOf: [one(guarded), { type: 'object' }] },
-      { type: 'object', properties: { e: guarded, more: { type: 'array', items: { type: 'object', additionalProperties: true } } }, additionalProperties: { type: 'object' } },
+      { anyOf: [one(guarded), { type: 'object', properties: { f: { type: 'number' } }, additionalProperties: { type: 'string' } }] },
     ];
     for (const schema of shared) {
       const { ebnf, guards } = schemaToGrammar(schema);
@@ -97,11 +108,14 @@ describe('which strings get a guard', () => {
     // or a record elsewhere holds strings only under its own key.
     expect(schemaToGrammar({ anyOf: [one(guarded), one({ type: 'string' }, 'f')] }).guards).toHaveLength(1);
     expect(schemaToGrammar({ type: 'object', properties: { e: { anyOf: [guarded, { type: 'null' }] } } }).guards).toHaveLength(1);
-    for (const other of [{ type: 'object' }, { enum: [{ e: 'x' }] }, { type: 'object', additionalProperties: { type: 'string' } }, {}] as JsonSchema[]) {
+    for (const other of [{ type: 'object' }, { enum: [{ e: 'x' }] }, { type: 'object', additionalProperties: { type: 'string' } }, { type: 'array', items: { type: 'object', additionalProperties: true } }, {}] as JsonSchema[]) {
       expect(schemaToGrammar({ type: 'object', properties: { e: guarded, meta: other } }).guards.map((g) => g.places), JSON.stringify(other)).toEqual([[at('e')]]);
     }
-    // A record of bounded e-mails: any key.
-    expect(schemaToGrammar({ type: 'object', additionalProperties: guarded }).guards.map((g) => g.places)).toEqual([[at(null)]]);
+    // A record of bounded e-mails: any key. Beside listed properties: any key but theirs (the grammar writes none of them twice).
+    expect(schemaToGrammar({ type: 'object', additionalProperties: guarded }).guards.map((g) => g.places)).toEqual([[at({ except: [] })]]);
+    const extras = schemaToGrammar({ type: 'object', properties: { e: guarded, name: { type: 'string' } }, additionalProperties: { type: 'string' } });
+    expect(extras.guards.map((g) => g.places)).toEqual([[at('e')]]);
+    expect(schemaToGrammar({ type: 'object', properties: { name: { type: 'string' } }, additionalProperties: guarded }).guards.map((g) => g.places)).toEqual([[at({ except: ['name'] })]]);
   });
 });
 
@@ -162,6 +176,13 @@ describe('guarded strings walked through xgrammar, character by character', () =
     expect(await walker.accepts(p, json({ a: { e: 'abc' }, b: { e: long }, meta: { e: long, a: { e: long }, l: [long] } }))).toBe(true);
     expect(await walker.accepts(p, json({ a: { e: long }, b: { e: 'x' }, meta: {} }))).toBe(false);
     expect(await walker.accepts(p, json({ a: { e: long.slice(1) }, b: { e: 'x' }, meta: {} }))).toBe(true);
+    // Additional properties beside a guarded one are free, and additional ones guarded are held under any other key.
+    const extra = { type: 'json_schema' as const, schema: { type: 'object', properties: { e: mail }, required: ['e'], additionalProperties: { type: 'string' } } as JsonSchema };
+    expect(await walker.accepts(extra, json({ e: 'abc', x: long, y: long }))).toBe(true);
+    expect(await walker.accepts(extra, json({ e: long, x: 'a' }))).toBe(false);
+    const record = { type: 'json_schema' as const, schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: mail } as JsonSchema };
+    expect(await walker.accepts(record, json({ name: long, x: 'abc', y: long.slice(1) }))).toBe(true);
+    expect(await walker.accepts(record, json({ name: 'n', x: 'abc', y: long }))).toBe(false);
     const root = { type: 'json_schema' as const, schema: { type: 'string', format: 'email', maxLength: 40 } as JsonSchema };
     expect(await walker.accepts(root, JSON.stringify(`${'x'.repeat(35)}@a.io`))).toBe(true);
     expect(await walker.accepts(root, JSON.stringify(`${'x'.repeat(36)}@a.io`))).toBe(false);

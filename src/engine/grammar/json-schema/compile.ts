@@ -22,7 +22,7 @@ import { decimalMultiples, integerMultiples, integerRange, multipleTest, numberR
 import { SchemaRefusal } from './refusal.ts';
 import { alt, lit, parsePattern, type Regex } from './regex.ts';
 import { JSON_CHAR, jsonTextRule, stringContent, stringParts } from './string-grammar.ts';
-import { placesMeet, type GuardPlace, type LengthGuard } from './length-guard.ts';
+import { placesMeet, type GuardPlace, type KeyStep, type LengthGuard } from './length-guard.ts';
 
 const SEP = '", "';
 const COLON = '": "';
@@ -59,6 +59,8 @@ interface Place extends GuardPlace {
   ref: string | null;
 }
 const placeKey = (p: Place) => JSON.stringify([p.ref, p.keys, p.under]);
+/** The most key paths one reference's value is followed on (`#basesOf`). */
+const MAX_BASES = 256;
 
 class SchemaCompiler {
   readonly g = new Ebnf();
@@ -90,6 +92,7 @@ class SchemaCompiler {
    * apart, and need not).
    */
   sharedGuards(): number[] {
+    if (this.#guards.length === 0) return [];
     const places = this.#strings.map((s) => this.#resolve(s.place));
     const guardOf = (i: number) => (this.#strings[i]!.guard === null ? null : this.#guards[this.#strings[i]!.guard!]!);
     const shared: number[] = [];
@@ -135,7 +138,10 @@ class SchemaCompiler {
     };
     const { refs, starts } = upward(pointer);
     const recursive = [pointer, ...refs].some((r) => upward(r).refs.has(r));
-    const bases = recursive ? [...starts.values()].map((s) => ({ keys: s.keys, under: true })) : usesOf(pointer).flatMap((u) => this.#resolve(u));
+    let bases = recursive ? [...starts.values()].map((s) => ({ keys: s.keys, under: true })) : usesOf(pointer).flatMap((u) => this.#resolve(u));
+    // References used in many places within references used in many places: paths multiply. Past
+    // MAX_BASES, anywhere (a guard there meets any other string, and its bound stays in the grammar).
+    if (bases.length > MAX_BASES) bases = [{ keys: [], under: true }];
     this.#bases.set(pointer, bases);
     return bases;
   }
@@ -145,8 +151,8 @@ class SchemaCompiler {
     this.#strings.push({ place: this.#place, guard });
   }
 
-  /** Where a member's value stands (`key` null: any key). */
-  #member(key: string | null): Place {
+  /** Where a member's value stands. */
+  #member(key: KeyStep): Place {
     const p = this.#place;
     return p.under ? p : { ...p, keys: [...p.keys, key] };
   }
@@ -446,7 +452,7 @@ class SchemaCompiler {
       if (intersect(patterns[i]!.dfa, patterns[j]!.dfa).accept.length > 0) throw new SchemaRefusal(patterns[j]!.path, 'patternProperties whose patterns overlap cannot be enforced (a name matching both must satisfy both); make the patterns disjoint');
     }
     const entry = (keyDfa: Dfa, subs: Sub[], what: string) => {
-      const value = this.#at(this.#member(null), () => this.value(subs, [what]));
+      const value = this.#at(this.#member({ except: listed }), () => this.value(subs, [what]));
       if (value === null || keyDfa.accept.length === 0) return;
       const key = dfaRules(keyDfa, this.g, 'key');
       if (key !== null) alts.push(`"\\"" ${key} "\\"" ${COLON} ${value}`);
@@ -455,7 +461,7 @@ class SchemaCompiler {
     if ((additionalGiven && !additionalFalse) || anyMembers) {
       const subs = f.additional ?? [];
       if (patterns.length === 0 && names === null && others === null) {
-        const value = this.#at(this.#member(null), () => this.value(subs.length ? subs : [{ schema: true, path: [] }], ['additional']));
+        const value = this.#at(this.#member({ except: [] }), () => this.value(subs.length ? subs : [{ schema: true, path: [] }], ['additional']));
         if (value !== null) alts.push(`jstring ${COLON} ${value}`);
       } else {
         const notPatterns = patterns.length > 0 ? complement(patterns.map((p) => p.dfa).reduce((a, b) => union2(a, b))) : regexDfa(parsePattern(''));

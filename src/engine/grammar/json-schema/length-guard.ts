@@ -14,10 +14,23 @@
  */
 import type { Dfa } from './char-automaton.ts';
 
-/** Key paths: `keys` from the root (null: any one key); `under`: that path or any below it. */
+/** A key on a path: that key, or any key but those listed (an additional property's). */
+export type KeyStep = string | { except: string[] };
+
+/** Key paths: `keys` from the root; `under`: that path or any below it. */
 export interface GuardPlace {
-  keys: (string | null)[];
+  keys: KeyStep[];
   under: boolean;
+}
+
+function stepHolds(step: KeyStep, key: string): boolean {
+  return typeof step === 'string' ? step === key : !step.except.includes(key);
+}
+
+function stepsMeet(a: KeyStep, b: KeyStep): boolean {
+  if (typeof a === 'string') return stepHolds(b, a);
+  if (typeof b === 'string') return stepHolds(a, b);
+  return true;
 }
 
 export interface LengthGuard {
@@ -35,13 +48,13 @@ export const ROOT_PLACE: GuardPlace = { keys: [], under: false };
 /** Whether a string on the key path `path` stands in `place`. */
 export function placeHolds(place: GuardPlace, path: readonly string[]): boolean {
   if (place.under ? path.length < place.keys.length : path.length !== place.keys.length) return false;
-  return place.keys.every((k, i) => k === null || k === path[i]);
+  return place.keys.every((k, i) => stepHolds(k, path[i]!));
 }
 
 /** Whether some key path stands in both places. */
 export function placesMeet(a: GuardPlace, b: GuardPlace): boolean {
   const n = Math.min(a.keys.length, b.keys.length);
-  for (let i = 0; i < n; i++) if (a.keys[i] !== null && b.keys[i] !== null && a.keys[i] !== b.keys[i]) return false;
+  for (let i = 0; i < n; i++) if (!stepsMeet(a.keys[i]!, b.keys[i]!)) return false;
   if (a.keys.length === b.keys.length) return true;
   return (a.keys.length < b.keys.length ? a : b).under;
 }
