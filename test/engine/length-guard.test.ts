@@ -24,6 +24,8 @@ import { FORMAT_PATTERNS } from '../../src/engine/grammar/format-patterns.ts';
 import { schemaToEbnf, schemaToGrammar } from '../../src/engine/grammar/json-schema/compile.ts';
 import { ROOT_PLACE, type GuardPlace, type KeyStep } from '../../src/engine/grammar/json-schema/length-guard.ts';
 import { LengthGuards } from '../../src/engine/grammar/length-guard-tracker.ts';
+import { parsePattern } from '../../src/engine/grammar/json-schema/regex.ts';
+import { lengthCounted } from '../../src/engine/grammar/json-schema/string-grammar.ts';
 import { tokenVocabulary } from '../../src/engine/grammar/token-vocabulary.ts';
 import { validatorFor } from '../support/draft-validators.ts';
 import { CharWalker } from '../support/grammar-walk.ts';
@@ -116,6 +118,41 @@ describe('which strings get a guard', () => {
     const extras = schemaToGrammar({ type: 'object', properties: { e: guarded, name: { type: 'string' } }, additionalProperties: { type: 'string' } });
     expect(extras.guards.map((g) => g.places)).toEqual([[at('e')]]);
     expect(schemaToGrammar({ type: 'object', properties: { name: { type: 'string' } }, additionalProperties: guarded }).guards.map((g) => g.places)).toEqual([[at({ except: ['name'] })]]);
+  });
+});
+
+describe("a pattern's long counted repetition is a length bound", () => {
+  it('where the count is the only freedom of the length (the other parts fixed), the repetition is unbounded and the longest length is the bound', () => {
+    const of = (source: string) => lengthCounted(parsePattern(source));
+    expect(of('^[0-9a-zA-Z_-]{1,230}$')?.hi).toBe(230);
+    expect(of('^[a-z][a-z0-9-]{0,62}$')?.hi).toBe(63);
+    expect(of('^id-(\\d|x){1,40}$')?.hi).toBe(43);
+    for (const source of ['^a{1,30}b{1,30}$', '^[a-z]{1,16}$', '[a-z]{1,30}', '^[a-f0-9]{24}$', '^(ab|c){1,30}$', '^[a-z]{1,30}x?$']) expect(of(source), source).toBeNull();
+    const { guards } = schemaToGrammar(one({ type: 'string', title: 'Mqtt Topic', pattern: '^[0-9a-zA-Z_-]{1,230}$' }));
+    expect(guards.map((g) => [g.places, g.max, g.dfa.accept.length])).toEqual([[[at('e')], 230, 2]]);
+    // With a smaller maxLength beside it, the smaller bound.
+    expect(schemaToGrammar(one({ type: 'string', pattern: '^[a-z]{1,230}$', maxLength: 100 })).guards.map((g) => g.max)).toEqual([100]);
+  });
+
+  it('walked through xgrammar: taken exactly when RegExp matches', async () => {
+    const walker = new CharWalker();
+    try {
+      const source = '^[a-z][a-z0-9-]{0,40}$';
+      const schema = one({ type: 'string', pattern: source });
+      expect(schemaToGrammar(schema).guards.map((g) => g.max)).toEqual([41]);
+      const re = new RegExp(source, 'u');
+      let taken = 0;
+      let over = 0;
+      for (const s of ['a'.repeat(41), 'a'.repeat(42), '1abc', 'a-', ...fc.sample(fc.stringMatching(/^[a-z0-9-]{30,46}$/), { numRuns: 80, seed: 61 })]) {
+        if (re.test(s)) taken++;
+        if (s.length > 41) over++;
+        expect(await walker.accepts({ type: 'json_schema', schema }, json({ e: s })), s).toBe(re.test(s));
+      }
+      expect(taken).toBeGreaterThan(10);
+      expect(over).toBeGreaterThan(5);
+    } finally {
+      walker.clear();
+    }
   });
 });
 

@@ -78,7 +78,7 @@ class SchemaCompiler {
   /** Every place a string may stand, with the guard of the string written there (an index in #guards), or null. */
   readonly #strings: { place: Place; guard: number | null }[] = [];
   readonly #guards: { n: number; dfa: Dfa; max: number; same: string }[] = [];
-  /** How many strings asked for a guard so far (their number, the same in every pass). */
+  /** How many strings were compiled so far (a guard's number is its string's, the same in every pass). */
   #asked = 0;
 
   /** `inGrammar`: the numbers of the guards to keep in the grammar; null: no guards at all. */
@@ -308,8 +308,9 @@ class SchemaCompiler {
 
   string(f: Flat): string | null {
     let guard: number | null = null;
+    // One number a string, however often it asks (the same in every pass).
+    const n = this.#asked++;
     const keep = (dfa: Dfa, max: number) => {
-      const n = this.#asked++;
       if (this.inGrammar === null || this.inGrammar.has(n)) return false;
       guard = this.#guards.push({ n, dfa, max, same: JSON.stringify([max, dfa]) }) - 1;
       return true;

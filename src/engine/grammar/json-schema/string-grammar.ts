@@ -9,7 +9,7 @@ import { intersect, isEmpty, isSubset, MAX_STATES, regexDfa, withLength, type Df
 import { dfaRules, Ebnf, regexExpr } from './ebnf-emit.ts';
 import type { Flat, Path } from './flat.ts';
 import { refusedAt, SchemaRefusal } from './refusal.ts';
-import { lengthRange, parsePattern, type Regex } from './regex.ts';
+import { lengthRange, parsePattern, seq, type Regex } from './regex.ts';
 
 /** A character JSON.stringify writes as itself inside a string. */
 const PLAIN_CHAR = '[^"\\\\\\x00-\\x1f]';
@@ -69,6 +69,10 @@ const ANY_STRING: Dfa = { accept: [true], edges: [[{ set: [[0, 0xd7ff], [0xe000,
  * when it says no (or is absent), the bound is in the grammar.
  */
 export function stringContent(f: Flat, g: Ebnf, jsonChar: string, jsonText: string, guard?: (dfa: Dfa, max: number) => boolean): string | null {
+  if (guard) {
+    const counted = countedContent(f, g, guard);
+    if (counted !== undefined) return counted;
+  }
   const min = f.minLength;
   const max = f.maxLength;
   if (max !== null && min > max) return null;
@@ -103,6 +107,76 @@ export function stringContent(f: Flat, g: Ebnf, jsonChar: string, jsonText: stri
   if (isEmpty(dfa)) return null;
   const start = dfaRules(dfa, g, 'str');
   return start;
+}
+
+/**
+ * Past this count, a counted repetition in a pattern (`^[a-z0-9_-]{1,230}$`) is a length bound:
+ * as an automaton it is a state per count, which xgrammar compiles in seconds (the mqtt topic
+ * above: more than 10 s on a 49,152-token vocabulary, JSONSchemaBench's Github_easy o6261).
+ */
+export const GUARD_PAST_COUNT = 16;
+
+/**
+ * A pattern whose long counted repetition is a length bound, kept by the matcher: that repetition
+ * unbounded, and the pattern's longest length as `maxLength`, where that is exactly the same
+ * language (`lengthCounted`). undefined: not such a string, or the matcher may not keep its bound
+ * here; the caller writes it as before.
+ */
+function countedContent(f: Flat, g: Ebnf, guard: (dfa: Dfa, max: number) => boolean): string | null | undefined {
+  const parts = stringParts(f);
+  if (parts.length === 0) return undefined;
+  let max = f.maxLength;
+  let relaxedAny = false;
+  let dfa: Dfa | null = null;
+  try {
+    for (const p of parts) {
+      const counted = lengthCounted(p.regex);
+      if (counted) {
+        max = max === null ? counted.hi : Math.min(max, counted.hi);
+        relaxedAny = true;
+      }
+      const d = regexDfa(counted ? counted.relaxed : p.regex);
+      dfa = dfa === null ? d : intersect(dfa, d);
+    }
+  } catch (e) {
+    if (e instanceof SchemaRefusal) return undefined;
+    throw e;
+  }
+  if (!relaxedAny || dfa === null || max === null || f.minLength > max) return undefined;
+  if (isEmpty(dfa) || withLength(dfa, f.minLength, max, GUARD_PAST_STATES) !== null) return undefined;
+  dfa = withLength(dfa, f.minLength, null);
+  if (isEmpty(dfa) || !guard(dfa, max)) return undefined;
+  return dfaRules(dfa, g, 'str');
+}
+
+/**
+ * A pattern that is a sequence of parts of fixed lengths, one of them a repetition counted past
+ * GUARD_PAST_COUNT (`^[a-z0-9_-]{1,230}$`, `^[a-z][a-z0-9-]{0,62}$`, `^id-\d{1,40}$`): the same
+ * sequence with that repetition unbounded, within the pattern's longest length, is the same
+ * language (the length fixes the count). null for any other pattern (`^a{1,30}b{1,30}$` is not
+ * `^a+b+$` of at most 60).
+ */
+export function lengthCounted(r: Regex): { relaxed: Regex; hi: number } | null {
+  const items: Regex[] = [];
+  const flatten = (x: Regex): void => void (x.t === 'seq' ? x.items.forEach(flatten) : items.push(x));
+  flatten(r);
+  let at = -1;
+  for (let i = 0; i < items.length; i++) {
+    const x = items[i]!;
+    if (x.t === 'rep' && x.max !== null && x.max > GUARD_PAST_COUNT && x.max > x.min) {
+      if (at >= 0) return null;
+      at = i;
+    }
+  }
+  if (at < 0) return null;
+  const counted = items[at] as Extract<Regex, { t: 'rep' }>;
+  const fixed = (x: Regex) => {
+    const [lo, hi] = lengthRange(x);
+    return lo === hi;
+  };
+  if (!items.every((x, i) => fixed(i === at ? counted.node : x)) || lengthRange(counted.node)[0] === 0) return null;
+  const hi = lengthRange(r)[1]!;
+  return { relaxed: seq(...items.map((x, i) => (i === at ? { ...counted, max: null } : x))), hi };
 }
 
 /**
