@@ -123,26 +123,20 @@ export const GUARD_PAST_COUNT = 16;
  * here; the caller writes it as before.
  */
 function countedContent(f: Flat, g: Ebnf, guard: (dfa: Dfa, max: number) => boolean): string | null | undefined {
+  if (f.patterns.length === 0) return undefined;
   const parts = stringParts(f);
-  if (parts.length === 0) return undefined;
+  const counts = parts.map((p) => lengthCounted(p.regex));
+  if (counts.every((c) => c === null)) return undefined;
   let max = f.maxLength;
-  let relaxedAny = false;
-  let dfa: Dfa | null = null;
+  for (const c of counts) if (c) max = max === null ? c.hi : Math.min(max, c.hi);
+  let dfa: Dfa;
   try {
-    for (const p of parts) {
-      const counted = lengthCounted(p.regex);
-      if (counted) {
-        max = max === null ? counted.hi : Math.min(max, counted.hi);
-        relaxedAny = true;
-      }
-      const d = regexDfa(counted ? counted.relaxed : p.regex);
-      dfa = dfa === null ? d : intersect(dfa, d);
-    }
+    dfa = parts.map((p, i) => regexDfa(counts[i]?.relaxed ?? p.regex)).reduce((a, b) => intersect(a, b));
   } catch (e) {
     if (e instanceof SchemaRefusal) return undefined;
     throw e;
   }
-  if (!relaxedAny || dfa === null || max === null || f.minLength > max) return undefined;
+  if (max === null || f.minLength > max) return undefined;
   if (isEmpty(dfa) || withLength(dfa, f.minLength, max, GUARD_PAST_STATES) !== null) return undefined;
   dfa = withLength(dfa, f.minLength, null);
   if (isEmpty(dfa) || !guard(dfa, max)) return undefined;
