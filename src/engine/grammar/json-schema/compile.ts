@@ -73,7 +73,7 @@ class SchemaCompiler {
   #place: Place = { ref: null, keys: [], under: false };
   /** Where each reference is used (by placeKey). */
   readonly #refUses = new Map<string, Map<string, Place>>();
-  /** Where the value of each reference may stand, from the root (`#bases`). */
+  /** Where the value of each reference may stand, from the root (`#basesOf`, once a compile is done). */
   readonly #bases = new Map<string, GuardPlace[]>();
   /** Every place a string may stand, with the guard of the string written there (an index in #guards), or null. */
   readonly #strings: { place: Place; guard: number | null }[] = [];

@@ -66,7 +66,8 @@ const ANY_STRING: Dfa = { accept: [true], edges: [[{ set: [[0, 0xd7ff], [0xe000,
  * `jsonChar`, `jsonText`: the rules of one character and of any characters (JSON_CHAR,
  * jsonTextRule). `guard`: asked, where `maxLength` beside a pattern would grow the automaton past
  * GUARD_PAST_STATES, whether the matcher keeps the bound (it is given the language without it);
- * when it says no (or is absent), the bound is in the grammar.
+ * when it says no (or is absent), the bound is in the grammar. A pattern whose long counted
+ * repetition is a length bound (`lengthCounted`) is asked about the same way.
  */
 export function stringContent(f: Flat, g: Ebnf, jsonChar: string, jsonText: string, guard?: (dfa: Dfa, max: number) => boolean): string | null {
   if (guard) {
@@ -111,8 +112,8 @@ export function stringContent(f: Flat, g: Ebnf, jsonChar: string, jsonText: stri
 
 /**
  * Past this count, a counted repetition in a pattern (`^[a-z0-9_-]{1,230}$`) is a length bound:
- * as an automaton it is a state per count, which xgrammar compiles in seconds (the mqtt topic
- * above: more than 10 s on a 49,152-token vocabulary, JSONSchemaBench's Github_easy o6261).
+ * as an automaton it is a state per count, which xgrammar compiles in seconds (this MQTT topic
+ * pattern, JSONSchemaBench's Github_easy o6261: more than 10 s on a 49,152-token vocabulary).
  */
 export const GUARD_PAST_COUNT = 16;
 
