@@ -24,6 +24,7 @@ import { RECORD_CACHE, sampleBlocks } from '../../src/engine/load/storage/checke
 import { modelFetch } from '../../src/engine/load/model-fetch.ts';
 import { pattern } from '../support/byte-source.ts';
 import { fakeCaches, fakeStorage, type FakeCaches } from '../support/fake-cache-storage.ts';
+import type { KeptCheck, KeptPlace, KeptStore } from '../../src/engine/load/storage/kept-store.ts';
 
 const rewriteCalls = vi.hoisted(() => ({ n: 0 }));
 vi.mock('../../src/engine/load/rewrite-session.ts', async (original) => {
@@ -168,7 +169,7 @@ describe('the rewritten graph is kept', () => {
   }
 
   /** One wasm q4 load of the file (sha256 as its storage checked it): what onnxruntime was given (copied: the load releases its buffers), and the head kernel's matrix. */
-  async function rewriteLoad(sha256 = q4Sha) {
+  async function rewriteLoad(sha256 = q4Sha, store?: KeptStore) {
     const created: Created[] = [];
     const factory = {
       create: async (graph: Uint8Array, options: { externalData?: { path: string; data: Uint8Array }[] }) => {
@@ -179,7 +180,7 @@ describe('the rewritten graph is kept', () => {
     const handoff = new ModelHandoff();
     const ticket = handoff.deposit(MODEL_URL, q4().buffer, sha256);
     const before = rewriteCalls.n;
-    const { report } = await withSessionRewrites(factory, () => factory.create(ticket, {}), handoff, rewritesOn('wasm', 'q4'), null, new RewrittenGraphs());
+    const { report } = await withSessionRewrites(factory, () => factory.create(ticket, {}), handoff, rewritesOn('wasm', 'q4'), null, new RewrittenGraphs(store));
     const kernel = report.kernelHead!.kernel;
     return { created: created[0]!, rewrites: rewriteCalls.n - before, report, q: kernel.q.slice(), s: kernel.s.slice() };
   }
@@ -222,6 +223,37 @@ describe('the rewritten graph is kept', () => {
     entry.body = entry.body.slice(0, entry.body.length - 64);
     entry.headers.set('x-jev-size', String(entry.body.length));
     expect((await rewriteLoad()).rewrites).toBe(1);
+  });
+
+  /** A store standing for the OPFS's (its own reads, writes and checks: e2e/kept-rewrites.spec.ts, in Chromium): its files in a Map. */
+  class MapKeptStore implements KeptStore {
+    readonly kind = 'opfs';
+    readonly files = new Map<string, Uint8Array<ArrayBuffer>>();
+    async read(place: KeptPlace, expect: KeptCheck | null) {
+      const bytes = this.files.get(JSON.stringify(place));
+      return bytes && (!expect || bytes.byteLength === expect.bytes) ? bytes.slice().buffer : null;
+    }
+    async write(place: KeptPlace, bytes: Uint8Array<ArrayBuffer>) {
+      this.files.set(JSON.stringify(place), bytes.slice());
+      return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.byteLength };
+    }
+    async remove(place: KeptPlace) {
+      this.files.delete(JSON.stringify(place));
+    }
+  }
+
+  it('a rewrite an earlier engine kept in the model cache is deleted there once the OPFS holds it', async () => {
+    const keptInCache = () => [...f.stores.get(MODEL_CACHE)!.keys()].filter((k) => k.includes('.jev-rewritten/'));
+    expect((await rewriteLoad()).rewrites).toBe(1);
+    const old = keptInCache();
+    expect(old.length).toBeGreaterThanOrEqual(4);
+    const opfs = new MapKeptStore();
+    // Not read from the cache by an engine that keeps rewrites in the OPFS: made again, kept there, and the cache's copy goes.
+    expect((await rewriteLoad(q4Sha, opfs)).rewrites).toBe(1);
+    expect(keptInCache()).toEqual([]);
+    for (const key of old) expect(await new IntegrityCache().records.get(key)).toBeNull();
+    expect(opfs.files.size).toBe(old.length);
+    expect((await rewriteLoad(q4Sha, opfs)).rewrites).toBe(0);
   });
 
   /** One load whose model file comes through the engine's fetch (model-fetch.ts) over the fake cache, from `h` where not stored. */

@@ -2,7 +2,10 @@ import { compactExternal } from '../graph/compact-external.ts';
 import { Int8HeadKernel } from '../runtime/int8-head-kernel.ts';
 import { releaseView } from './release-buffer.ts';
 import { INLINE_WEIGHTS, type MountedFile, type RewriteCounts, type SessionRewrite } from './rewrite-session.ts';
-import { IntegrityCache } from './storage/integrity-cache.ts';
+import { CacheKeptStore } from './storage/cache-kept-store.ts';
+import { opfsAvailable } from './storage/opfs-kept-files.ts';
+import { OpfsKeptStore } from './storage/opfs-kept-store.ts';
+import type { KeptCheck, KeptPlace, KeptStore } from './storage/kept-store.ts';
 import type { LoadTimer } from './load-timing.ts';
 
 /**
@@ -26,8 +29,8 @@ interface Manifest {
   signature: string;
   inline: boolean;
   counts: RewriteCounts;
-  /** The stored parts, in order: `graph`, each added file by its mount path, then `kernel-q`, `kernel-s`; each with its SHA-256. */
-  parts: { name: string; sha256: string; bytes: number }[];
+  /** The stored parts, in order: `graph`, each added file by its mount path, then `kernel-q`, `kernel-s`; each as its store checked it. */
+  parts: ({ name: string } & KeptCheck)[];
 }
 
 /**
@@ -45,15 +48,17 @@ const MANIFEST = 'manifest.json';
 /**
  * The session rewrites kept (issue 62: at q4 on wasm they were a fifth of a return visit): what a
  * rewrite made from a model file (its graph, the int8 weights and heads, the head kernel's
- * matrix) stored in the model cache beside that file, so that the next load of the same file
+ * matrix) stored beside that file, so that the next load of the same file
  * with the same rewrites reads them instead of making them.
  *
- * Each part is an entry of its own under the model file's URL, `{file}.jev-rewritten/{signature}/{part}`
- * (so that the playground lists and deletes them with the model's files), stored and read through
- * the integrity cache (checked-records.ts: hashed when stored, trusted by its record after), and a
- * manifest last, naming the source file's SHA-256, `REWRITE_VERSION` and each part's SHA-256: a
- * manifest of another source or version, or a part that is not the one it names, is a miss, and
- * the rewrite is made (and stored) again over it. Best effort: a store or read that fails is a miss.
+ * Each part is stored on its own under the model file's URL, the rewrite's signature and its name
+ * (storage/kept-store.ts: in the Origin Private File System where there is one, read there in a
+ * third of the Cache API's time; else in the model cache), so that the playground lists and deletes
+ * them with the model's files; and a manifest last, naming the source file's SHA-256,
+ * `REWRITE_VERSION` and each part's SHA-256 and size (and, in the OPFS, its sample's, which a read
+ * is checked against): a manifest of another source or version, or a part that is not the one it
+ * names, is a miss, and the rewrite is made (and stored) again over it. Best effort: a store or
+ * read that fails is a miss.
  *
  * Where the rewritten graph reads at most half of the model's own file (q4: 4 MiB of 176 MiB; q8:
  * 106 of 215 MiB), what it reads is stored as a part of its own (`KEPT_WEIGHTS`) and the kept graph
@@ -61,14 +66,13 @@ const MANIFEST = 'manifest.json';
  * visit creates the session without reading the file at all.
  */
 export class RewrittenGraphs {
-  /** Its own cache object on the model cache, so that a rewrite not stored is not counted among the load's files (`status().storage`). */
-  constructor(readonly cache: IntegrityCache = new IntegrityCache()) {}
+  constructor(readonly store: KeptStore = opfsAvailable() ? new OpfsKeptStore() : new CacheKeptStore()) {}
 
-  /** Manifests read during this load, by key. */
+  /** Manifests read during this load, by source and signature. */
   readonly #manifests = new Map<string, Promise<Manifest | null>>();
 
-  #key(source: RewriteSource, signature: string, part: string): string {
-    return `${source.url}.jev-rewritten/${signature}/${part}`;
+  #place(source: RewriteSource, signature: string, part: string): KeptPlace {
+    return { url: source.url, signature, part };
   }
 
   /**
@@ -86,14 +90,14 @@ export class RewrittenGraphs {
    * `complete` asks before the fetch and `get` after it.
    */
   #manifest(source: RewriteSource, signature: string, timer: LoadTimer | null): Promise<Manifest | null> {
-    const key = this.#key(source, signature, MANIFEST);
+    const key = JSON.stringify([source.url, signature]);
     let manifest = this.#manifests.get(key);
     if (!manifest) {
       manifest = (async () => {
         try {
-          const head = await this.cache.read(key, timer);
+          const head = await this.store.read(this.#place(source, signature, MANIFEST), null, timer);
           if (!head) return null;
-          const m = JSON.parse(new TextDecoder().decode(head.bytes)) as Manifest;
+          const m = JSON.parse(new TextDecoder().decode(head)) as Manifest;
           return m.version === REWRITE_VERSION && m.source === source.sha256 && m.signature === signature ? m : null;
         } catch {
           return null;
@@ -112,11 +116,10 @@ export class RewrittenGraphs {
       const manifest = await this.#manifest(source, signature, timer);
       if (!manifest) return null;
       // The parts read side by side: the browser's storage serves them in parallel.
-      const hits = await Promise.all(manifest.parts.map((part) => this.cache.read(this.#key(source, signature, part.name), timer)));
-      for (const hit of hits) if (hit) read.push(new Uint8Array(hit.bytes));
+      const hits = await Promise.all(manifest.parts.map((part) => this.store.read(this.#place(source, signature, part.name), part, timer)));
+      for (const hit of hits) if (hit) read.push(new Uint8Array(hit));
       manifest.parts.forEach((part, i) => {
-        const hit = hits[i];
-        if (!hit || hit.headers.get('x-jev-sha256') !== part.sha256 || hit.bytes.byteLength !== part.bytes) throw new Error(`stored rewrite part ${part.name} is not the one its manifest names`);
+        if (!hits[i]) throw new Error(`stored rewrite part ${part.name} is not the one its manifest names`);
       });
       const byName = new Map(manifest.parts.map((p, i) => [p.name, read[i]!]));
       const added: MountedFile[] = manifest.parts.filter((p) => p.name !== 'graph' && p.name !== KERNEL_Q && p.name !== KERNEL_S).map((p) => ({ path: p.name, data: byName.get(p.name)! }));
@@ -152,22 +155,42 @@ export class RewrittenGraphs {
     const parts: [string, Uint8Array<ArrayBuffer>][] = [['graph', rewrite.graph as Uint8Array<ArrayBuffer>], ...rewrite.added.map((f): [string, Uint8Array<ArrayBuffer>] => [f.path, f.data as Uint8Array<ArrayBuffer>])];
     const kernel = rewrite.kernel;
     if (kernel) parts.push([KERNEL_Q, new Uint8Array(kernel.q.buffer as ArrayBuffer, kernel.q.byteOffset, kernel.q.byteLength)], [KERNEL_S, new Uint8Array(kernel.s.buffer as ArrayBuffer, kernel.s.byteOffset, kernel.s.byteLength)]);
-    const headers = new Headers({ 'content-type': 'application/octet-stream' });
     const manifest: Manifest = { version: REWRITE_VERSION, source: source.sha256, signature, inline: rewrite.inline, counts: rewrite.counts, parts: [] };
-    this.#manifests.delete(this.#key(source, signature, MANIFEST)); // what this load read before is replaced
+    this.#manifests.delete(JSON.stringify([source.url, signature])); // what this load read before is replaced
     try {
+      // No manifest names parts half written over: the one before goes first.
+      await this.store.remove(this.#place(source, signature, MANIFEST));
       for (const [name, bytes] of parts) {
-        const key = this.#key(source, signature, name);
-        // Where estimate() leaves no room for it, nothing is written.
-        if (!(await this.cache.admit(key, bytes.byteLength)) || !(await this.cache.store(key, bytes, headers, timer))) return false;
-        manifest.parts.push({ name, sha256: this.cache.digests.get(key)!, bytes: bytes.byteLength });
+        const check = await this.store.write(this.#place(source, signature, name), bytes, timer);
+        if (!check) return false;
+        manifest.parts.push({ name, ...check });
       }
       const json = new TextEncoder().encode(JSON.stringify(manifest));
-      return await this.cache.store(this.#key(source, signature, MANIFEST), json, new Headers({ 'content-type': 'application/json' }), timer);
+      const stored = (await this.store.write(this.#place(source, signature, MANIFEST), json, timer)) !== null;
+      if (stored && this.store.kind === 'opfs') await dropCacheCopy(source, signature);
+      return stored;
     } catch {
       return false;
     }
   }
+}
+
+/**
+ * Deletes a rewrite of `source` under `signature` that the model cache holds (where the engine kept
+ * rewrites before the OPFS held them): its parts and manifest, as a copy the OPFS's replaces.
+ */
+async function dropCacheCopy(source: RewriteSource, signature: string): Promise<void> {
+  const cache = new CacheKeptStore();
+  const place = (part: string): KeptPlace => ({ url: source.url, signature, part });
+  const old = await cache.read(place(MANIFEST), null, null);
+  if (!old) return;
+  let names: string[] = [];
+  try {
+    names = (JSON.parse(new TextDecoder().decode(old)) as Manifest).parts.map((p) => p.name);
+  } catch {
+    // A manifest that cannot be read: its parts are not known; the manifest still goes.
+  }
+  for (const name of [MANIFEST, ...names]) await cache.remove(place(name));
 }
 
 /** `rewrite` as it is kept: needing nothing of `model` where it reads at most `KEEP_SHARE` of it (compact-external.ts), else as made. */

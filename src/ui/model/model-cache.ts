@@ -1,6 +1,10 @@
+import { deleteKeptFiles, keptFiles, type KeptFile } from '../../engine/load/storage/opfs-kept-files.ts';
+
 /**
  * What this browser keeps of a model: transformers.js stores every file it downloads in the Cache
- * API cache `transformers-cache`, keyed by the file's URL, `{host}/{model}/resolve/main/{file}`.
+ * API cache `transformers-cache`, keyed by the file's URL, `{host}/{model}/resolve/main/{file}`;
+ * the engine keeps what its load rewrote of a file beside it, in the Origin Private File System
+ * (engine/load/storage/opfs-kept-files.ts), listed here as `{file}.jev-rewritten/{signature}/{part}`.
  */
 export const CACHE_NAME = 'transformers-cache';
 
@@ -45,9 +49,11 @@ export async function cachedModel(host: string, model: string): Promise<CacheRep
   const prefix = modelPrefix(host, model);
   const { cache, requests } = await entriesUnder(prefix);
   const files: CachedFile[] = [];
-  for (const request of requests) {
-    const rest = request.url.slice(prefix.length);
-    files.push({ url: request.url, file: rest.slice(rest.indexOf('/') + 1), bytes: await sizeOf(await cache.match(request)) });
+  const entries: KeptFile[] = [];
+  for (const request of requests) entries.push({ url: request.url, bytes: await sizeOf(await cache.match(request)) });
+  for (const { url, bytes } of [...entries, ...(await keptFiles(prefix))]) {
+    const rest = url.slice(prefix.length);
+    files.push({ url, file: rest.slice(rest.indexOf('/') + 1), bytes });
   }
   files.sort((a, b) => a.file.localeCompare(b.file));
   return { files, bytes: files.reduce((n, f) => n + f.bytes, 0) };
@@ -57,16 +63,17 @@ export async function cachedModel(host: string, model: string): Promise<CacheRep
 export async function cacheTotal(): Promise<{ entries: number; bytes: number } | null> {
   if (!cacheAvailable()) return null;
   const { cache, requests } = await entriesUnder('');
-  let bytes = 0;
+  const kept = await keptFiles('');
+  let bytes = kept.reduce((n, f) => n + f.bytes, 0);
   for (const request of requests) bytes += await sizeOf(await cache.match(request));
-  return { entries: requests.length, bytes };
+  return { entries: requests.length + kept.length, bytes };
 }
 
 /** Deletes a model's files from the cache; returns how many entries went. */
 export async function deleteCachedModel(host: string, model: string): Promise<number> {
   if (!cacheAvailable()) return 0;
   const { cache, requests } = await entriesUnder(modelPrefix(host, model));
-  let deleted = 0;
+  let deleted = await deleteKeptFiles(modelPrefix(host, model));
   for (const request of requests) if (await cache.delete(request)) deleted += 1;
   return deleted;
 }
@@ -84,12 +91,14 @@ export async function storedModels(): Promise<StoredModel[]> {
   if (!cacheAvailable()) return [];
   const { cache, requests } = await entriesUnder('');
   const byPrefix = new Map<string, StoredModel>();
-  for (const request of requests) {
-    const at = request.url.indexOf('/resolve/');
+  const files: KeptFile[] = await keptFiles('');
+  for (const request of requests) files.push({ url: request.url, bytes: await sizeOf(await cache.match(request)) });
+  for (const { url, bytes } of files) {
+    const at = url.indexOf('/resolve/');
     if (at < 0) continue;
-    const prefix = request.url.slice(0, at);
+    const prefix = url.slice(0, at);
     const entry = byPrefix.get(prefix) ?? { prefix, bytes: 0, files: 0 };
-    entry.bytes += await sizeOf(await cache.match(request));
+    entry.bytes += bytes;
     entry.files += 1;
     byPrefix.set(prefix, entry);
   }
@@ -100,7 +109,7 @@ export async function storedModels(): Promise<StoredModel[]> {
 export async function deleteStoredModel(prefix: string): Promise<number> {
   if (!cacheAvailable()) return 0;
   const { cache, requests } = await entriesUnder(`${prefix}/resolve/`);
-  let deleted = 0;
+  let deleted = await deleteKeptFiles(`${prefix}/resolve/`);
   for (const request of requests) if (await cache.delete(request)) deleted += 1;
   return deleted;
 }

@@ -15,6 +15,7 @@
  */
 import { bufferBody, VIEW_BYTES } from '../one-buffer-body.ts';
 import { OneBufferResponse } from '../one-buffer-response.ts';
+import { digest } from './digest.ts';
 import { CheckedRecords, recordMatches, sampleBytes, type CheckedRecord } from './checked-records.ts';
 import { PartialDownloads, validatorOf } from './partial-downloads.ts';
 import { releaseBuffer } from '../release-buffer.ts';
@@ -198,13 +199,6 @@ export class IntegrityCache {
     await this.records.delete(key);
     return (await (await this.#open())?.delete(key).catch(() => false)) ?? false;
   }
-}
-
-/** The SHA-256 of `body`, in hex. */
-async function digest(body: ArrayBuffer | Uint8Array<ArrayBuffer>, timer: LoadTimer | null = null): Promise<string> {
-  const hashing = () => crypto.subtle.digest('SHA-256', body);
-  const digest = new Uint8Array(await (timer ? timer.time('integrity', hashing) : hashing()));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function statedSha256(headers: Headers): string | null {
