@@ -115,7 +115,7 @@ export class RewrittenGraphs {
     try {
       const manifest = await this.#manifest(source, signature, timer);
       if (!manifest) return null;
-      // The parts read side by side: the browser's storage serves them in parallel.
+      // The parts asked for side by side: the Cache API serves them in parallel; the OPFS store reads each at once, on this thread.
       const hits = await Promise.all(manifest.parts.map((part) => this.store.read(this.#place(source, signature, part.name), part, timer)));
       for (const hit of hits) if (hit) read.push(new Uint8Array(hit));
       manifest.parts.forEach((part, i) => {
