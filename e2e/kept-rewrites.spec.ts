@@ -7,7 +7,9 @@ import { MIRROR } from './support/env.ts';
  * and keeps what it made in the Origin Private File System; the return visit reads them there
  * (nothing is written again, nothing of it goes to the Cache API) and answers the same; a part
  * damaged on disk is a miss, made and written again, with the same bytes and answers; the Model
- * panel lists the kept files with the model's, and deleting the model deletes them.
+ * panel lists the kept files with the model's, and deleting the model deletes them. At fp32,
+ * where the graph reads most of the model's file, the OPFS keeps all it reads (the Cache API would
+ * keep half at most), and the return visit does not read the file.
  */
 const MODEL = 'tiny-random-llama';
 const URL_ = `/?${new URLSearchParams({ model: MODEL, host: MIRROR, device: 'wasm', dtype: 'q4' })}`;
@@ -115,4 +117,31 @@ test('a q4 load keeps its rewrite in the OPFS; the return visit reads it and ans
   await expect(cache.getByRole('status')).toContainText('Deleted');
   await expect(cache).toHaveAttribute('data-files', '0');
   expect(await keptOnDisk(page)).toEqual([]);
+});
+
+test('at fp32 the OPFS keeps all the graph reads of the model file (most of it): the return visit does not read the file', async ({ page }) => {
+  await page.goto(`/?${new URLSearchParams({ model: MODEL, host: MIRROR, device: 'wasm', dtype: 'fp32' })}`);
+  await ready(page);
+  const answers = await decide(page);
+  const stored = await keptOnDisk(page);
+  const file = (await cacheKeys(page)).find((u) => u.endsWith('/onnx/model.onnx'))!;
+  expect(file).toBeTruthy();
+  const fileBytes = await page.evaluate(async (url) => (await (await (await caches.open('transformers-cache')).match(url))!.arrayBuffer()).byteLength, file);
+  const weights = stored.find((f) => f.path.endsWith('/jev-kept-weights'));
+  // More than half the file: the Cache API would not keep it (cache-kept-store.ts); the OPFS does.
+  expect(weights?.bytes ?? 0).toBeGreaterThan(fileBytes / 2);
+  expect(weights!.bytes).toBeLessThanOrEqual(fileBytes);
+
+  // The stored file's body zeroed, its headers and record kept: a load that read it would find its sample wrong and download it again.
+  await page.evaluate(async (url) => {
+    const cache = await caches.open('transformers-cache');
+    const hit = (await cache.match(url))!;
+    const size = (await hit.clone().arrayBuffer()).byteLength;
+    await cache.put(url, new Response(new Uint8Array(size), { headers: hit.headers }));
+  }, file);
+  await page.reload();
+  const again = await ready(page);
+  expect(again.lastLoad.bytesFetched).toBe(0);
+  expect(await decide(page)).toEqual(answers);
+  expect(await keptOnDisk(page)).toEqual(stored);
 });

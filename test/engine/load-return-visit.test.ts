@@ -17,7 +17,7 @@ import { ModelHandoff } from '../../src/engine/load/model-handoff.ts';
 import { KEPT_WEIGHTS, REWRITE_VERSION, RewrittenGraphs } from '../../src/engine/load/rewritten-graphs.ts';
 import { INLINE_WEIGHTS } from '../../src/engine/load/rewrite-session.ts';
 import { readGraph } from '../../src/engine/graph/onnx-graph.ts';
-import { rewritesOn, withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
+import { rewriteSignature, rewritesOn, withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
 import { GENERATED, REPO, TINY } from '../support/models.ts';
 import { IntegrityCache, MODEL_CACHE } from '../../src/engine/load/storage/integrity-cache.ts';
 import { RECORD_CACHE, sampleBlocks } from '../../src/engine/load/storage/checked-records.ts';
@@ -25,6 +25,7 @@ import { modelFetch } from '../../src/engine/load/model-fetch.ts';
 import { pattern } from '../support/byte-source.ts';
 import { fakeCaches, fakeStorage, type FakeCaches } from '../support/fake-cache-storage.ts';
 import type { KeptCheck, KeptPlace, KeptStore } from '../../src/engine/load/storage/kept-store.ts';
+import { GatheredBytes, type KeptBytes } from '../../src/engine/load/storage/gathered-bytes.ts';
 
 const rewriteCalls = vi.hoisted(() => ({ n: 0 }));
 vi.mock('../../src/engine/load/rewrite-session.ts', async (original) => {
@@ -169,7 +170,7 @@ describe('the rewritten graph is kept', () => {
   }
 
   /** One wasm q4 load of the file (sha256 as its storage checked it): what onnxruntime was given (copied: the load releases its buffers), and the head kernel's matrix. */
-  async function rewriteLoad(sha256 = q4Sha, store?: KeptStore) {
+  async function rewriteLoad(sha256 = q4Sha, store?: KeptStore, model: { url: string; bytes: () => Uint8Array; dtype: 'q4' | 'fp32' } = { url: MODEL_URL, bytes: q4, dtype: 'q4' }) {
     const created: Created[] = [];
     const factory = {
       create: async (graph: Uint8Array, options: { externalData?: { path: string; data: Uint8Array }[] }) => {
@@ -178,11 +179,12 @@ describe('the rewritten graph is kept', () => {
       },
     };
     const handoff = new ModelHandoff();
-    const ticket = handoff.deposit(MODEL_URL, q4().buffer, sha256);
+    const ticket = handoff.deposit(model.url, model.bytes().buffer as ArrayBuffer, sha256);
     const before = rewriteCalls.n;
-    const { report } = await withSessionRewrites(factory, () => factory.create(ticket, {}), handoff, rewritesOn('wasm', 'q4'), null, new RewrittenGraphs(store));
-    const kernel = report.kernelHead!.kernel;
-    return { created: created[0]!, rewrites: rewriteCalls.n - before, report, q: kernel.q.slice(), s: kernel.s.slice() };
+    const kept = new RewrittenGraphs(store);
+    const { report } = await withSessionRewrites(factory, () => factory.create(ticket, {}), handoff, rewritesOn('wasm', model.dtype), null, kept);
+    const kernel = report.kernelHead?.kernel;
+    return { created: created[0]!, rewrites: rewriteCalls.n - before, report, q: kernel?.q.slice(), s: kernel?.s.slice(), kept };
   }
 
   it('the second load does not rewrite: it creates the session from the first rewrite\'s bytes, read from storage', async () => {
@@ -200,8 +202,8 @@ describe('the rewritten graph is kept', () => {
     // What it still reads of the file: a part of it (q4: norms and biases; the projections and the head are int8 parts).
     const kept = second.created.externalData.find((f) => f.path === KEPT_WEIGHTS)!.data;
     expect(kept.byteLength).toBeLessThan(q4().byteLength / 2);
-    expect(Buffer.from(second.q.buffer).equals(Buffer.from(first.q.buffer))).toBe(true);
-    expect(Buffer.from(second.s.buffer).equals(Buffer.from(first.s.buffer))).toBe(true);
+    expect(Buffer.from(second.q!.buffer).equals(Buffer.from(first.q!.buffer))).toBe(true);
+    expect(Buffer.from(second.s!.buffer).equals(Buffer.from(first.s!.buffer))).toBe(true);
     const { released, collected, kernelHead, ...counts } = second.report;
     const { released: _r, collected: _c, kernelHead: _k, ...firstCounts } = first.report;
     expect(counts).toEqual(firstCounts);
@@ -228,13 +230,18 @@ describe('the rewritten graph is kept', () => {
   /** A store standing for the OPFS's (its own reads, writes and checks: e2e/kept-rewrites.spec.ts, in Chromium): its files in a Map. */
   class MapKeptStore implements KeptStore {
     readonly kind = 'opfs';
+    readonly keepsFileShare = 1;
     readonly files = new Map<string, Uint8Array<ArrayBuffer>>();
+    /** The parts given in pieces, by name. */
+    readonly gathered: string[] = [];
     async read(place: KeptPlace, expect: KeptCheck | null) {
       const bytes = this.files.get(JSON.stringify(place));
       return bytes && (!expect || bytes.byteLength === expect.bytes) ? bytes.slice().buffer : null;
     }
-    async write(place: KeptPlace, bytes: Uint8Array<ArrayBuffer>) {
-      this.files.set(JSON.stringify(place), bytes.slice());
+    async write(place: KeptPlace, given: KeptBytes) {
+      if (given instanceof GatheredBytes) this.gathered.push(place.part);
+      const bytes = given instanceof GatheredBytes ? given.whole() : given.slice();
+      this.files.set(JSON.stringify(place), bytes);
       return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.byteLength };
     }
     async remove(place: KeptPlace) {
@@ -254,6 +261,35 @@ describe('the rewritten graph is kept', () => {
     for (const key of old) expect(await new IntegrityCache().records.get(key)).toBeNull();
     expect(opfs.files.size).toBe(old.length);
     expect((await rewriteLoad(q4Sha, opfs)).rewrites).toBe(0);
+  });
+
+  it('at fp32, where the graph reads most of the file: the OPFS keeps all it reads (written in pieces), the Cache API does not', async () => {
+    const FP32_URL = 'http://host.test/m/resolve/main/onnx/model.onnx';
+    const fp32 = () => new Uint8Array(readFileSync(join(GENERATED, TINY, 'onnx', 'model.onnx')));
+    const fp32Sha = createHash('sha256').update(fp32()).digest('hex');
+    const model = { url: FP32_URL, bytes: fp32, dtype: 'fp32' as const };
+    const signature = rewriteSignature(rewritesOn('wasm', 'fp32'), true);
+    // The model cache: what the graph reads is more than half the file, so the kept rewrite mounts the file.
+    const cached = await rewriteLoad(fp32Sha, undefined, model);
+    expect(cached.rewrites).toBe(1);
+    const again = await rewriteLoad(fp32Sha, undefined, model);
+    expect(again.rewrites).toBe(0);
+    expect(again.created.externalData.map((f) => f.path)).toContain(INLINE_WEIGHTS);
+    expect(await again.kept.complete({ url: FP32_URL, sha256: fp32Sha }, signature)).toBe(false);
+    // The OPFS: all of it, as a part of its own, written from the file's own bytes in pieces.
+    const opfs = new MapKeptStore();
+    expect((await rewriteLoad(fp32Sha, opfs, model)).rewrites).toBe(1);
+    expect(opfs.gathered).toEqual([KEPT_WEIGHTS]);
+    const second = await rewriteLoad(fp32Sha, opfs, model);
+    expect(second.rewrites).toBe(0);
+    expect(await second.kept.complete({ url: FP32_URL, sha256: fp32Sha }, signature)).toBe(true);
+    const paths = second.created.externalData.map((f) => f.path);
+    expect(paths).not.toContain(INLINE_WEIGHTS);
+    expect(paths).toContain(KEPT_WEIGHTS);
+    const keptBytes = second.created.externalData.find((f) => f.path === KEPT_WEIGHTS)!.data.byteLength;
+    expect(keptBytes).toBeGreaterThan(fp32().byteLength / 2);
+    // The same model, every initializer the same bytes (read with an independent decoder), as the first load's.
+    expect(meaning(second.created)).toEqual(meaning(again.created));
   });
 
   /** One load whose model file comes through the engine's fetch (model-fetch.ts) over the fake cache, from `h` where not stored. */
@@ -355,6 +391,8 @@ const REWRITE_SOURCES: Record<number, string> = {
   2: '5e3aeb28958ff322e1cfbeba5246080cfe38662c17c602d9d074bc63c0906318',
   // 2026-12-02: a kept rewrite reads what it needs of the model's file from a part of its own (compact-external.ts).
   3: 'd372fbe3bca4f9ad629f873dfa5e327e6fac950bdb90ea65c984878f6cbb2261',
+  // 2026-12-04: compact-external.ts plans the copy apart from making it (the same bytes); bumped so that an fp32 rewrite kept before is kept again whole in the OPFS.
+  4: '27e23c93ec4bf55f0c5248e80fbcb4f2e22b7d887b92f3fc3eade423a41484d7',
 };
 
 it('REWRITE_VERSION is bumped with every change to the rewrites', () => {

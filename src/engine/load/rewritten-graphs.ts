@@ -1,8 +1,9 @@
-import { compactExternal } from '../graph/compact-external.ts';
+import { planCompact } from '../graph/compact-external.ts';
 import { Int8HeadKernel } from '../runtime/int8-head-kernel.ts';
 import { releaseView } from './release-buffer.ts';
 import { INLINE_WEIGHTS, type MountedFile, type RewriteCounts, type SessionRewrite } from './rewrite-session.ts';
 import { CacheKeptStore } from './storage/cache-kept-store.ts';
+import { GatheredBytes, type KeptBytes } from './storage/gathered-bytes.ts';
 import { opfsAvailable } from './storage/opfs-kept-files.ts';
 import { OpfsKeptStore } from './storage/opfs-kept-store.ts';
 import type { KeptCheck, KeptPlace, KeptStore } from './storage/kept-store.ts';
@@ -14,7 +15,7 @@ import type { LoadTimer } from './load-timing.ts';
  * change to what they write: test/engine/load-return-visit.test.ts fails until it is bumped
  * (it keeps a digest of those sources per version).
  */
-export const REWRITE_VERSION = 3;
+export const REWRITE_VERSION = 4;
 
 /** A model file as the load read it: its URL and the SHA-256 its storage checked (model-handoff.ts). */
 export interface RewriteSource {
@@ -35,12 +36,11 @@ interface Manifest {
 
 /**
  * The mount name of the bytes a kept rewrite still reads from the model's own file, gathered
- * (compact-external.ts), where they are at most `KEEP_SHARE` of it: the kept rewrite then needs
- * nothing of the file, and a return visit does not read it (model-fetch.ts, `ModelHandoff.unneeded`).
+ * (compact-external.ts), where they are at most the store's `keepsFileShare` of it: the kept
+ * rewrite then needs nothing of the file, and a return visit does not read it (model-fetch.ts,
+ * `ModelHandoff.unneeded`).
  */
 export const KEPT_WEIGHTS = 'jev-kept-weights';
-/** Past this share of the file, the bytes are not stored again: the copy would cost more room than the read it saves. */
-const KEEP_SHARE = 0.5;
 const KERNEL_Q = 'kernel-q';
 const KERNEL_S = 'kernel-s';
 const MANIFEST = 'manifest.json';
@@ -60,10 +60,13 @@ const MANIFEST = 'manifest.json';
  * names, is a miss, and the rewrite is made (and stored) again over it. Best effort: a store or
  * read that fails is a miss.
  *
- * Where the rewritten graph reads at most half of the model's own file (q4: 4 MiB of 176 MiB; q8:
- * 106 of 215 MiB), what it reads is stored as a part of its own (`KEPT_WEIGHTS`) and the kept graph
- * reads that instead: such a rewrite is `complete` (it needs nothing of the file), and the return
- * visit creates the session without reading the file at all.
+ * What the rewritten graph reads of the model's own file (q4: 4 MiB of 176 MiB; q8: 106 of 215
+ * MiB; fp32: 409 of 517 MiB) is stored as a part of its own (`KEPT_WEIGHTS`), and the kept graph
+ * reads that instead, where it is at most the store's `keepsFileShare` of the file (the OPFS: all
+ * of it, read there in a third of the Cache API's time; the Cache API: half): such a rewrite is
+ * `complete` (it needs nothing of the file), and the return visit creates the session without
+ * reading the file at all. That part is written from the file's own bytes, piece by piece
+ * (gathered-bytes.ts), not copied whole while the session is created.
  */
 export class RewrittenGraphs {
   constructor(readonly store: KeptStore = opfsAvailable() ? new OpfsKeptStore() : new CacheKeptStore()) {}
@@ -146,13 +149,13 @@ export class RewrittenGraphs {
 
   /**
    * Stores `rewrite` (made from `source`, whose bytes are `model`, under `signature`): its parts,
-   * then the manifest; where it reads at most `KEEP_SHARE` of `model`, with those bytes as a part
+   * then the manifest; where it reads at most the store's `keepsFileShare` of `model`, with those bytes as a part
    * of their own (`KEPT_WEIGHTS`) and its graph reading them. The parts' bytes are read while this
    * runs: they must stay until it settles. Resolves whether all of it was stored.
    */
   async put(source: RewriteSource, signature: string, made: SessionRewrite, model: Uint8Array, timer: LoadTimer | null = null): Promise<boolean> {
-    const rewrite = complete(made, model);
-    const parts: [string, Uint8Array<ArrayBuffer>][] = [['graph', rewrite.graph as Uint8Array<ArrayBuffer>], ...rewrite.added.map((f): [string, Uint8Array<ArrayBuffer>] => [f.path, f.data as Uint8Array<ArrayBuffer>])];
+    const rewrite = complete(made, model, this.store.keepsFileShare);
+    const parts: [string, KeptBytes][] = [['graph', rewrite.graph as Uint8Array<ArrayBuffer>], ...rewrite.added.map((f): [string, KeptBytes] => [f.path, f.data as KeptBytes])];
     const kernel = rewrite.kernel;
     if (kernel) parts.push([KERNEL_Q, new Uint8Array(kernel.q.buffer as ArrayBuffer, kernel.q.byteOffset, kernel.q.byteLength)], [KERNEL_S, new Uint8Array(kernel.s.buffer as ArrayBuffer, kernel.s.byteOffset, kernel.s.byteLength)]);
     const manifest: Manifest = { version: REWRITE_VERSION, source: source.sha256, signature, inline: rewrite.inline, counts: rewrite.counts, parts: [] };
@@ -193,11 +196,15 @@ async function dropCacheCopy(source: RewriteSource, signature: string): Promise<
   for (const name of [MANIFEST, ...names]) await cache.remove(place(name));
 }
 
-/** `rewrite` as it is kept: needing nothing of `model` where it reads at most `KEEP_SHARE` of it (compact-external.ts), else as made. */
-function complete(rewrite: SessionRewrite, model: Uint8Array): SessionRewrite {
+/** A rewrite as it is kept: its added parts may be gathered from the model's own bytes. */
+type KeptRewrite = Omit<SessionRewrite, 'added'> & { added: { path: string; data: Uint8Array | GatheredBytes }[] };
+
+/** `rewrite` as it is kept: needing nothing of `model` where it reads at most `share` of it (compact-external.ts), else as made. */
+function complete(rewrite: SessionRewrite, model: Uint8Array, share: number): KeptRewrite {
   if (!rewrite.inline) return rewrite;
-  const compact = compactExternal(rewrite.graph, INLINE_WEIGHTS, model, KEPT_WEIGHTS);
-  if (!compact) return { ...rewrite, inline: false };
-  if (compact.data.byteLength > model.byteLength * KEEP_SHARE) return rewrite;
-  return { ...rewrite, graph: compact.graph, inline: false, added: [...rewrite.added, { path: KEPT_WEIGHTS, data: compact.data }] };
+  const plan = planCompact(rewrite.graph, INLINE_WEIGHTS, model.byteLength, KEPT_WEIGHTS);
+  if (!plan) return { ...rewrite, inline: false };
+  if (plan.size > model.byteLength * share) return rewrite;
+  const data = new GatheredBytes(plan.size, plan.pieces.map((p) => ({ at: p.at, bytes: model.subarray(p.from, p.from + p.length) })));
+  return { ...rewrite, graph: plan.graph, inline: false, added: [...rewrite.added, { path: KEPT_WEIGHTS, data }] };
 }

@@ -185,7 +185,7 @@ export async function withSessionRewrites<T>(
 }
 
 /** The rewrites asked of a session, as the key of a kept rewrite: they change what is made. */
-function rewriteSignature(rewrites: SessionRewriteOptions, kernelAllowed: boolean): string {
+export function rewriteSignature(rewrites: SessionRewriteOptions, kernelAllowed: boolean): string {
   const on = (flag: boolean | undefined, letter: string) => (flag ? letter : '-');
   return `${on(rewrites.int8Projections, 'p')}${on(rewrites.int8Head, 'h')}${on(rewrites.kernelHead && kernelAllowed, 'k')}${on(rewrites.tiedHead, 't')}`;
 }

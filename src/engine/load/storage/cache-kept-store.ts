@@ -1,3 +1,4 @@
+import { GatheredBytes, type KeptBytes } from './gathered-bytes.ts';
 import { IntegrityCache } from './integrity-cache.ts';
 import type { LoadTimer } from '../load-timing.ts';
 import type { KeptCheck, KeptPlace, KeptStore } from './kept-store.ts';
@@ -12,6 +13,8 @@ const CONTENT_TYPE = new Headers({ 'content-type': 'application/octet-stream' })
  */
 export class CacheKeptStore implements KeptStore {
   readonly kind = 'cache';
+  /** A part is read from the Cache API no faster than the file it copies: copied where it is at most half the file. */
+  readonly keepsFileShare = 0.5;
 
   /** Its own cache object on the model cache, so that a part not stored is not counted among the load's files (`status().storage`). */
   constructor(readonly cache: IntegrityCache = new IntegrityCache()) {}
@@ -27,7 +30,9 @@ export class CacheKeptStore implements KeptStore {
     return hit.bytes;
   }
 
-  async write(place: KeptPlace, bytes: Uint8Array<ArrayBuffer>, timer: LoadTimer | null): Promise<KeptCheck | null> {
+  async write(place: KeptPlace, given: KeptBytes, timer: LoadTimer | null): Promise<KeptCheck | null> {
+    // The Cache API stores one body: pieces are gathered.
+    const bytes = given instanceof GatheredBytes ? given.whole() : given;
     const key = CacheKeptStore.key(place);
     // Where estimate() leaves no room for it, nothing is written.
     if (!(await this.cache.admit(key, bytes.byteLength)) || !(await this.cache.store(key, bytes, CONTENT_TYPE, timer))) return null;

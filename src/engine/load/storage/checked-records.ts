@@ -44,11 +44,16 @@ export function sampleBlocks(size: number): [start: number, end: number][] {
 /** The bytes of the sampled blocks of `body`, one after the other (at most 1 MiB). */
 export function sampleBytes(body: ArrayBuffer | Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
   const bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
-  const blocks = sampleBlocks(bytes.byteLength);
+  return sampleOf(bytes.byteLength, (s, e) => bytes.subarray(s, e));
+}
+
+/** The sampled blocks of `size` bytes that `read` gives a range of, one after the other (at most 1 MiB). */
+export function sampleOf(size: number, read: (start: number, end: number) => Uint8Array): Uint8Array<ArrayBuffer> {
+  const blocks = sampleBlocks(size);
   const out = new Uint8Array(blocks.reduce((n, [s, e]) => n + e - s, 0));
   let at = 0;
   for (const [s, e] of blocks) {
-    out.set(bytes.subarray(s, e), at);
+    out.set(read(s, e), at);
     at += e - s;
   }
   return out;

@@ -8,6 +8,8 @@
  * (names encoded with `encodeURIComponent`: a part's name may hold a `/`). A file's URL is hashed
  * because an OPFS name is at most 255 bytes.
  */
+import { GatheredBytes, type KeptBytes } from './gathered-bytes.ts';
+
 export const KEPT_DIRECTORY = 'jev-kept';
 const URL_FILE = 'url';
 
@@ -74,13 +76,21 @@ export async function readWhole(handle: FileSystemFileHandle): Promise<ArrayBuff
 /**
  * Writes `bytes` as a file's whole content: through a writable stream where there is one (its
  * write is the browser's, off this thread, and takes effect whole at its close), else through a
- * sync access handle (Safari's workers).
+ * sync access handle (Safari's workers). Gathered bytes are written piece by piece, never joined.
  */
-export async function writeWhole(handle: FileSystemFileHandle, bytes: Uint8Array<ArrayBuffer>): Promise<void> {
+export async function writeWhole(handle: FileSystemFileHandle, bytes: KeptBytes): Promise<void> {
+  const pieces = bytes instanceof GatheredBytes ? bytes.pieces : [{ at: 0, bytes }];
   if (typeof handle.createWritable === 'function') {
     const writable = await handle.createWritable();
     try {
-      await writable.write(bytes);
+      // One piece at a time, zeros between them: each write is the browser's copy of that piece only.
+      let end = 0;
+      for (const p of pieces) {
+        if (p.at > end) await writable.write(new Uint8Array(p.at - end));
+        await writable.write(p.bytes as Uint8Array<ArrayBuffer>);
+        end = p.at + p.bytes.byteLength;
+      }
+      if (bytes.byteLength > end) await writable.write(new Uint8Array(bytes.byteLength - end));
       await writable.close();
     } catch (e) {
       await writable.abort().catch(() => undefined);
@@ -91,14 +101,14 @@ export async function writeWhole(handle: FileSystemFileHandle, bytes: Uint8Array
   const access = await (handle as SyncCapable).createSyncAccessHandle!();
   try {
     access.truncate(0);
-    if (access.write(bytes, { at: 0 }) !== bytes.byteLength) throw new Error('the file was not written whole');
+    access.truncate(bytes.byteLength); // zeros where no piece is
+    for (const p of pieces) if (access.write(p.bytes, { at: p.at }) !== p.bytes.byteLength) throw new Error('the file was not written whole');
     access.flush();
   } finally {
     access.close();
   }
 }
 
-/** A kept file, listed as the model cache lists its entries: `{file URL}.jev-rewritten/{signature}/{part}`. */
 export interface KeptFile {
   url: string;
   bytes: number;

@@ -1,6 +1,7 @@
 import { releaseBuffer } from '../release-buffer.ts';
 import { sampleBytes } from './checked-records.ts';
 import { digest } from './digest.ts';
+import { GatheredBytes, type KeptBytes } from './gathered-bytes.ts';
 import { folderName, keptRoot, nameFolder, readWhole, writeWhole } from './opfs-kept-files.ts';
 import { storageRoom } from './storage-room.ts';
 import { fits } from './unstored-file.ts';
@@ -17,6 +18,8 @@ import type { KeptCheck, KeptPlace, KeptStore } from './kept-store.ts';
  */
 export class OpfsKeptStore implements KeptStore {
   readonly kind = 'opfs';
+  /** A part is read from here in about a third of the Cache API's time: a copy of the whole of what a graph reads saves time at any share (docs/benchmarks.md). */
+  readonly keepsFileShare = 1;
 
   async #folder(place: KeptPlace, create: boolean): Promise<FileSystemDirectoryHandle | null> {
     const root = await keptRoot(create);
@@ -43,11 +46,13 @@ export class OpfsKeptStore implements KeptStore {
     }
   }
 
-  async write(place: KeptPlace, bytes: Uint8Array<ArrayBuffer>, timer: LoadTimer | null): Promise<KeptCheck | null> {
+  async write(place: KeptPlace, bytes: KeptBytes, timer: LoadTimer | null): Promise<KeptCheck | null> {
     // Where estimate() leaves no room for it, nothing is written.
     if (!fits(bytes.byteLength, await storageRoom())) return null;
     try {
-      const check = { sha256: await digest(bytes, timer), bytes: bytes.byteLength, sample: await digest(sampleBytes(bytes), timer) };
+      // Pieces are written as they are, never gathered: hashed by their sample alone, as every read is checked.
+      const gathered = bytes instanceof GatheredBytes;
+      const check = { sha256: gathered ? null : await digest(bytes, timer), bytes: bytes.byteLength, sample: await digest(gathered ? bytes.sample() : sampleBytes(bytes), timer) };
       const folder = await this.#folder(place, true);
       if (!folder) return null;
       await writeWhole(await folder.getFileHandle(encodeURIComponent(place.part), { create: true }), bytes);
