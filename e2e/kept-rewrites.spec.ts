@@ -9,7 +9,8 @@ import { MIRROR } from './support/env.ts';
  * damaged on disk is a miss, made and written again, with the same bytes and answers; the Model
  * panel lists the kept files with the model's, and deleting the model deletes them. At fp32,
  * where the graph reads most of the model's file, the OPFS keeps all it reads (the Cache API would
- * keep half at most), and the return visit does not read the file.
+ * keep half at most), and the return visit does not read the file. A return visit mounts the kept
+ * parts unread: the session reads each weight from disk as it asks for it (part-on-disk.ts).
  */
 const MODEL = 'tiny-random-llama';
 const URL_ = `/?${new URLSearchParams({ model: MODEL, host: MIRROR, device: 'wasm', dtype: 'q4' })}`;
@@ -75,10 +76,16 @@ test('a q4 load keeps its rewrite in the OPFS; the return visit reads it and ans
   expect(stored.length).toBeGreaterThanOrEqual(5);
   expect((await cacheKeys(page)).filter((u) => u.includes('.jev-rewritten/'))).toEqual([]);
 
+  expect(first.lastLoad.keptReadAsAsked).toBe(0);
+
   await page.reload();
   const again = await ready(page);
   expect(again.lastLoad.fromCache).toBe(true);
   expect(again.int8Projections).toBe(first.int8Projections);
+  // Mounted unread, read by the session as it asked for each weight (part-on-disk.ts): at most the parts it mounts.
+  const mounted = stored.filter((f) => !/\/(url|manifest\.json|graph|kernel-q|kernel-s)$/.test(f.path)).reduce((n, f) => n + f.bytes, 0);
+  expect(again.lastLoad.keptReadAsAsked).toBeGreaterThan(0);
+  expect(again.lastLoad.keptReadAsAsked).toBeLessThanOrEqual(mounted);
   expect(await decide(page)).toEqual(answers);
   // Read, not made again: not one kept file was written by the return visit.
   expect(await keptOnDisk(page)).toEqual(stored);
@@ -142,6 +149,8 @@ test('at fp32 the OPFS keeps all the graph reads of the model file (most of it):
   await page.reload();
   const again = await ready(page);
   expect(again.lastLoad.bytesFetched).toBe(0);
+  // The kept weights (more than half the file) read by the session as it asked, never held whole.
+  expect(again.lastLoad.keptReadAsAsked).toBeGreaterThan(fileBytes / 2);
   expect(await decide(page)).toEqual(answers);
   expect(await keptOnDisk(page)).toEqual(stored);
 });

@@ -153,6 +153,12 @@ export interface LastLoad {
   bytesFetched: number;
   /** Whether every model file the load read came from the browser's cache (none from the network). */
   fromCache: boolean;
+  /**
+   * Bytes of kept rewrites' parts that the session read from the Origin Private File System as it
+   * asked for each weight, never held whole in memory (a return visit in the engine's worker:
+   * src/engine/load/storage/part-on-disk.ts); 0 where they were read whole, or none was kept.
+   */
+  keptReadAsAsked: number;
 }
 
 export interface SharingStatus {

@@ -26,6 +26,7 @@ import { pattern } from '../support/byte-source.ts';
 import { fakeCaches, fakeStorage, type FakeCaches } from '../support/fake-cache-storage.ts';
 import type { KeptCheck, KeptPlace, KeptStore } from '../../src/engine/load/storage/kept-store.ts';
 import { GatheredBytes, type KeptBytes } from '../../src/engine/load/storage/gathered-bytes.ts';
+import { PartOnDisk } from '../../src/engine/load/storage/part-on-disk.ts';
 
 const rewriteCalls = vi.hoisted(() => ({ n: 0 }));
 vi.mock('../../src/engine/load/rewrite-session.ts', async (original) => {
@@ -166,7 +167,7 @@ describe('the rewritten graph is kept', () => {
 
   interface Created {
     graph: Uint8Array;
-    externalData: { path: string; data: Uint8Array }[];
+    externalData: { path: string; data: Uint8Array; onDisk?: boolean }[];
   }
 
   /** One wasm q4 load of the file (sha256 as its storage checked it): what onnxruntime was given (copied: the load releases its buffers), and the head kernel's matrix. */
@@ -174,7 +175,8 @@ describe('the rewritten graph is kept', () => {
     const created: Created[] = [];
     const factory = {
       create: async (graph: Uint8Array, options: { externalData?: { path: string; data: Uint8Array }[] }) => {
-        created.push({ graph: graph.slice(), externalData: (options.externalData ?? []).map((f) => ({ path: f.path, data: f.data.slice() })) });
+        // Read as onnxruntime-web reads a mounted file (test/engine/part-on-disk.test.ts): its byteLength, then ranges of it.
+        created.push({ graph: graph.slice(), externalData: (options.externalData ?? []).map((f) => ({ path: f.path, data: f.data.subarray(0, f.data.byteLength).slice(), onDisk: f.data instanceof PartOnDisk })) });
         return {};
       },
     };
@@ -248,6 +250,47 @@ describe('the rewritten graph is kept', () => {
       this.files.delete(JSON.stringify(place));
     }
   }
+
+  /** `MapKeptStore` whose mounted parts are opened as parts on disk (the OPFS in the engine's worker), read from its Map; with `failing`, every read of them fails (a file cut short on disk). */
+  class MapPartsStore extends MapKeptStore {
+    readonly opened: PartOnDisk[] = [];
+    closed = 0;
+    failing = false;
+    async open(place: KeptPlace, expect: KeptCheck | null) {
+      const bytes = this.files.get(JSON.stringify(place));
+      if (!bytes || (expect && bytes.byteLength !== expect.bytes)) return null;
+      const part = new PartOnDisk({ read: (into, at) => (this.failing ? 0 : (into.set(bytes.subarray(at, at + into.byteLength)), Math.min(into.byteLength, bytes.byteLength - at))), close: () => void this.closed++ }, bytes.byteLength);
+      this.opened.push(part);
+      return part;
+    }
+  }
+
+  it('in the OPFS, a return visit mounts the kept parts unread (parts on disk, read as onnxruntime asks) and closes them once the session exists', async () => {
+    const opfs = new MapPartsStore();
+    const first = await rewriteLoad(q4Sha, opfs);
+    expect(first.rewrites).toBe(1);
+    expect(opfs.opened).toHaveLength(0);
+    const second = await rewriteLoad(q4Sha, opfs);
+    expect(second.rewrites).toBe(0);
+    const mounted = second.created.externalData;
+    expect(mounted.map((f) => f.path)).toContain(KEPT_WEIGHTS);
+    expect(mounted.every((f) => f.onDisk)).toBe(true);
+    expect(opfs.opened).toHaveLength(mounted.length);
+    expect(opfs.closed).toBe(mounted.length);
+    expect(meaning(second.created)).toEqual(meaning(first.created));
+  });
+
+  it('where a part on disk cannot be read as the session asks, the session is created once more from the parts read whole: the same model', async () => {
+    const opfs = new MapPartsStore();
+    const first = await rewriteLoad(q4Sha, opfs);
+    opfs.failing = true;
+    const second = await rewriteLoad(q4Sha, opfs);
+    expect(second.rewrites).toBe(0);
+    expect(second.created.externalData.some((f) => f.onDisk)).toBe(false);
+    expect(opfs.opened.length).toBeGreaterThan(0);
+    expect(opfs.closed).toBe(opfs.opened.length);
+    expect(meaning(second.created)).toEqual(meaning(first.created));
+  });
 
   it('a rewrite an earlier engine kept in the model cache is deleted there once the OPFS holds it', async () => {
     const keptInCache = () => [...f.stores.get(MODEL_CACHE)!.keys()].filter((k) => k.includes('.jev-rewritten/'));

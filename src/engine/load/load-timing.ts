@@ -26,6 +26,7 @@ export class LoadTimer {
   readonly #start: number;
   #bytesFetched = 0;
   #bytesCached = 0;
+  #keptReadAsAsked = 0;
 
   constructor(private readonly now: () => number = () => performance.now()) {
     this.#start = now();
@@ -60,6 +61,11 @@ export class LoadTimer {
     this.#bytesCached += bytes;
   }
 
+  /** Bytes of a kept part read from disk as the session asked for them (part-on-disk.ts). */
+  readAsAsked(bytes: number): void {
+    this.#keptReadAsAsked += bytes;
+  }
+
   /** The load until now: each phase's exclusive milliseconds (spans not ended are left out), adding up to `totalMs`, and each phase's own running time. */
   report(): LastLoad {
     const end = this.now();
@@ -81,7 +87,7 @@ export class LoadTimer {
     const round = (ms: number) => Math.round(ms * 10) / 10;
     for (const p of Object.keys(phases) as LoadPhase[]) phases[p] = round(phases[p]);
     const running = Object.fromEntries(LOAD_PHASES.map((p) => [p, round(covered(spans.filter((s) => s.phase === p)))])) as LastLoad['running'];
-    return { totalMs: round(totalMs), phases, running, bytesFetched: this.#bytesFetched, fromCache: this.#bytesFetched === 0 && this.#bytesCached > 0 };
+    return { totalMs: round(totalMs), phases, running, bytesFetched: this.#bytesFetched, fromCache: this.#bytesFetched === 0 && this.#bytesCached > 0, keptReadAsAsked: this.#keptReadAsAsked };
   }
 }
 

@@ -6,6 +6,7 @@ import { CacheKeptStore } from './storage/cache-kept-store.ts';
 import { GatheredBytes, type KeptBytes } from './storage/gathered-bytes.ts';
 import { opfsAvailable } from './storage/opfs-kept-files.ts';
 import { OpfsKeptStore } from './storage/opfs-kept-store.ts';
+import { closePart } from './storage/part-on-disk.ts';
 import type { KeptCheck, KeptPlace, KeptStore } from './storage/kept-store.ts';
 import type { LoadTimer } from './load-timing.ts';
 
@@ -111,21 +112,34 @@ export class RewrittenGraphs {
     return manifest;
   }
 
-  /** The stored rewrite of `source` under `signature`, or null. Its buffers are the caller's (released once the session exists). */
-  async get(source: RewriteSource, signature: string, timer: LoadTimer | null = null): Promise<SessionRewrite | null> {
+  /**
+   * The stored rewrite of `source` under `signature`, or null. Its buffers are the caller's (released once the session exists).
+   * With `opened`, the files the session mounts are opened where the store can (`KeptStore.open`:
+   * part-on-disk.ts, read by onnxruntime as it copies each initializer): the caller closes them
+   * (`closePart`) once the session exists or failed.
+   */
+  async get(source: RewriteSource, signature: string, timer: LoadTimer | null = null, opened = false): Promise<SessionRewrite | null> {
     const read: Uint8Array[] = [];
     const endRead = timer?.begin('storageRead');
     try {
       const manifest = await this.#manifest(source, signature, timer);
       if (!manifest) return null;
+      const mounted = (name: string) => name !== 'graph' && name !== KERNEL_Q && name !== KERNEL_S;
+      const store = this.store;
+      const readPart = async (part: Manifest['parts'][number]): Promise<Uint8Array | null> => {
+        const place = this.#place(source, signature, part.name);
+        if (opened && store.open && mounted(part.name)) return store.open(place, part, timer);
+        const whole = await store.read(place, part, timer);
+        return whole && new Uint8Array(whole);
+      };
       // The parts asked for side by side: the Cache API serves them in parallel; the OPFS store reads each at once, on this thread.
-      const hits = await Promise.all(manifest.parts.map((part) => this.store.read(this.#place(source, signature, part.name), part, timer)));
-      for (const hit of hits) if (hit) read.push(new Uint8Array(hit));
+      const hits = await Promise.all(manifest.parts.map(readPart));
+      for (const hit of hits) if (hit) read.push(hit);
       manifest.parts.forEach((part, i) => {
         if (!hits[i]) throw new Error(`stored rewrite part ${part.name} is not the one its manifest names`);
       });
       const byName = new Map(manifest.parts.map((p, i) => [p.name, read[i]!]));
-      const added: MountedFile[] = manifest.parts.filter((p) => p.name !== 'graph' && p.name !== KERNEL_Q && p.name !== KERNEL_S).map((p) => ({ path: p.name, data: byName.get(p.name)! }));
+      const added: MountedFile[] = manifest.parts.filter((p) => mounted(p.name)).map((p) => ({ path: p.name, data: byName.get(p.name)! }));
       let kernel: Int8HeadKernel | null = null;
       const shape = manifest.counts.kernelHead;
       if (shape) {
@@ -140,7 +154,7 @@ export class RewrittenGraphs {
       }
       return { graph: byName.get('graph')!, inline: manifest.inline, added, kernel, counts: manifest.counts };
     } catch {
-      for (const bytes of read) releaseView(bytes);
+      for (const bytes of read) if (!closePart(bytes)) releaseView(bytes);
       return null;
     } finally {
       endRead?.();

@@ -3,6 +3,7 @@ import type { KernelHead } from '../runtime/int8-head-kernel.ts';
 import type { Device, Dtype, LanguageModel } from '../model/language-model.ts';
 import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
+import { closePart, PartOnDisk } from './storage/part-on-disk.ts';
 import { INLINE_WEIGHTS, isFile, rewriteSession, type Int8HeadReport, type SessionRewrite, type SessionRewriteOptions } from './rewrite-session.ts';
 import type { RewrittenGraphs } from './rewritten-graphs.ts';
 import type { LoadTimer } from './load-timing.ts';
@@ -125,28 +126,44 @@ export async function withSessionRewrites<T>(
     const sourceOf = (bytes: Uint8Array) => (kept && given.length === 0 ? (handoff?.sourceOf(bytes) ?? null) : null);
     const signature = rewriteSignature(rewrites, !report.kernelHead);
     const keptSource = sourceOf(model);
-    let rewrite: SessionRewrite | null = keptSource ? await kept!.get(keptSource, signature, timer) : null;
-    // A file left unread (model-fetch.ts) is read after all where the kept rewrite missed or needs it.
-    if (handoff?.isUnread(model) && (!rewrite || rewrite.inline)) model = await handoff.fill(model);
-    const source = sourceOf(model);
-    const made = !rewrite;
-    rewrite ??= rewriteSession(model, given, rewrites, !report.kernelHead);
-    addCounts(report, rewrite);
-    const externalData = [...given, ...(rewrite.inline ? [{ path: INLINE_WEIGHTS, data: model }] : []), ...rewrite.added];
-    endRewrites?.();
-    // Stored while the session is created; the bytes it reads stay until both are done.
-    const storing = made && source ? kept!.put(source, signature, rewrite, model, timer) : null;
-    const endSession = timer?.begin('session');
-    let session: unknown;
+    let partsOnDisk = false;
+    /** The rewrite (kept, or made and kept while the session is created) and the session made with it; `opened`: kept parts mounted unread (part-on-disk.ts). */
+    const attempt = async (opened: boolean) => {
+      let rewrite: SessionRewrite | null = keptSource ? await kept!.get(keptSource, signature, timer, opened) : null;
+      // A file left unread (model-fetch.ts) is read after all where the kept rewrite missed or needs it.
+      if (handoff?.isUnread(model) && (!rewrite || rewrite.inline)) model = await handoff.fill(model);
+      const source = sourceOf(model);
+      const made = !rewrite;
+      rewrite ??= rewriteSession(model, given, rewrites, !report.kernelHead);
+      const externalData = [...given, ...(rewrite.inline ? [{ path: INLINE_WEIGHTS, data: model }] : []), ...rewrite.added];
+      partsOnDisk ||= rewrite.added.some((file) => file.data instanceof PartOnDisk);
+      endRewrites?.();
+      // Stored while the session is created; the bytes it reads stay until both are done.
+      const storing = made && source ? kept!.put(source, signature, rewrite, model, timer) : null;
+      const endSession = timer?.begin('session');
+      try {
+        const session = await original.call(self, rewrite.graph, options?.externalData || externalData.length > 0 ? { ...options, externalData } : options);
+        return { session, rewrite, made, externalData };
+      } finally {
+        endSession?.();
+        // The parts on disk are done with once the session exists or failed: their handles go.
+        for (const file of rewrite.added) closePart(file.data);
+        await storing;
+      }
+    };
+    let made: Awaited<ReturnType<typeof attempt>>;
     try {
-      session = await original.call(self, rewrite.graph, options?.externalData || externalData.length > 0 ? { ...options, externalData } : options);
-    } finally {
-      endSession?.();
-      await storing;
+      made = await attempt(onWasm(options));
+    } catch (e) {
+      // A kept part that could not be read as the session asked (changed on disk meanwhile): once more, the parts read whole (or the rewrite made again where they miss).
+      if (!partsOnDisk) throw e;
+      made = await attempt(false);
     }
+    const { session, rewrite, externalData } = made;
+    addCounts(report, rewrite);
     // The session holds its own copy of every weight now: the files' bytes can go.
     const files = new Set([model, ...externalData.map((file) => (isFile(file) ? file.data : null))]);
-    if (!made) files.add(rewrite.graph);
+    if (!made.made) files.add(rewrite.graph);
     for (const data of files) {
       if (!(data instanceof Uint8Array)) continue;
       // Its memory goes when its object does (a browser API may have wrapped it): watched until then.
@@ -182,6 +199,19 @@ export async function withSessionRewrites<T>(
   } finally {
     factory.create = original;
   }
+}
+
+/**
+ * Whether a session runs on onnxruntime's wasm (CPU) provider alone, where kept parts are mounted
+ * unread (part-on-disk.ts: each range is copied into wasm memory as it is read). Not on WebGPU,
+ * where not tried: there they are read whole.
+ */
+function onWasm(options: SessionOptions | undefined): boolean {
+  const providers = (options?.['executionProviders'] as unknown[] | undefined) ?? [];
+  return providers.every((p) => {
+    const name = typeof p === 'string' ? p : (p as { name?: unknown } | null)?.name;
+    return name === 'wasm' || name === 'cpu';
+  });
 }
 
 /** The rewrites asked of a session, as the key of a kept rewrite: they change what is made. */

@@ -20,7 +20,8 @@ const seconds = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `$
 export function LoadFacts({ lastLoad }: { lastLoad: LastLoad | undefined }) {
   if (!lastLoad) return null;
   const shown = PHASE_TEXT.filter(([phase]) => lastLoad.phases[phase] >= 0.5);
-  const source = lastLoad.fromCache ? 'every file from this browser’s storage' : lastLoad.bytesFetched > 0 ? `${formatBytes(lastLoad.bytesFetched)} downloaded` : 'no file from this browser’s storage';
+  const from = lastLoad.fromCache ? 'every file from this browser’s storage' : lastLoad.bytesFetched > 0 ? `${formatBytes(lastLoad.bytesFetched)} downloaded` : 'no file from this browser’s storage';
+  const source = lastLoad.keptReadAsAsked > 0 ? `${from}; ${formatBytes(lastLoad.keptReadAsAsked)} of kept weights read as the session asked` : from;
   return (
     <div class="facts-box" data-testid="load-facts" data-total-ms={String(lastLoad.totalMs)} data-from-cache={String(lastLoad.fromCache)}>
       <p class="small-text">

@@ -38,6 +38,12 @@ export interface KeptStore {
    * store said when it stored them), checked against it: a part that does not match is null.
    */
   read(place: KeptPlace, expect: KeptCheck | null, timer: LoadTimer | null): Promise<ArrayBuffer | null>;
+  /**
+   * The bytes stored at `place` for a session to mount, checked as `read` checks them: where the
+   * store can, not read at all until the session asks for each range (part-on-disk.ts, the OPFS in
+   * the engine's worker); else read whole. A store without it is read with `read`.
+   */
+  open?(place: KeptPlace, expect: KeptCheck | null, timer: LoadTimer | null): Promise<Uint8Array | null>;
   /** Stores `bytes` at `place` (read while it runs); what the manifest records of them, or null where they were not stored. */
   write(place: KeptPlace, bytes: KeptBytes, timer: LoadTimer | null): Promise<KeptCheck | null>;
   /** Removes what is stored at `place`, where anything is (best effort). */

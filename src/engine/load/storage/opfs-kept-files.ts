@@ -39,7 +39,7 @@ export async function nameFolder(folder: FileSystemDirectoryHandle, url: string)
   await writeWhole(await folder.getFileHandle(URL_FILE, { create: true }), new TextEncoder().encode(url));
 }
 
-interface SyncAccess {
+export interface SyncAccess {
   getSize(): number;
   read(into: Uint8Array, options: { at: number }): number;
   write(from: Uint8Array, options: { at: number }): number;
@@ -56,21 +56,28 @@ type SyncCapable = FileSystemFileHandle & { createSyncAccessHandle?: (options?: 
  * holds the file, through `getFile()`.
  */
 export async function readWhole(handle: FileSystemFileHandle): Promise<ArrayBuffer> {
-  const sync = handle as SyncCapable;
-  if (typeof sync.createSyncAccessHandle === 'function') {
-    // `read-only` lets two engines of the origin read at once (a browser that does not know it takes the file's lock).
-    const access = await sync.createSyncAccessHandle({ mode: 'read-only' }).catch(() => null);
-    if (access) {
-      try {
-        const size = access.getSize();
-        const buffer = new ArrayBuffer(size);
-        if (access.read(new Uint8Array(buffer), { at: 0 }) === size) return buffer;
-      } finally {
-        access.close();
-      }
+  const access = await openForReads(handle);
+  if (access) {
+    try {
+      const size = access.getSize();
+      const buffer = new ArrayBuffer(size);
+      if (access.read(new Uint8Array(buffer), { at: 0 }) === size) return buffer;
+    } finally {
+      access.close();
     }
   }
   return (await handle.getFile()).arrayBuffer();
+}
+
+/**
+ * A sync access handle on a file, for reads, where this is a dedicated worker (the engine's) and no
+ * other context holds the file for writing; else null. `read-only` lets two engines of the origin
+ * read at once (a browser that does not know it takes the file's lock). The caller closes it.
+ */
+export async function openForReads(handle: FileSystemFileHandle): Promise<SyncAccess | null> {
+  const sync = handle as SyncCapable;
+  if (typeof sync.createSyncAccessHandle !== 'function') return null;
+  return sync.createSyncAccessHandle({ mode: 'read-only' }).catch(() => null);
 }
 
 /**

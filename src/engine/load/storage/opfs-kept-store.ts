@@ -1,8 +1,9 @@
 import { releaseBuffer } from '../release-buffer.ts';
-import { sampleBytes } from './checked-records.ts';
+import { sampleBytes, sampleOf } from './checked-records.ts';
 import { digest } from './digest.ts';
 import { GatheredBytes, type KeptBytes } from './gathered-bytes.ts';
-import { folderName, keptRoot, nameFolder, readWhole, writeWhole } from './opfs-kept-files.ts';
+import { folderName, keptRoot, nameFolder, openForReads, readWhole, writeWhole } from './opfs-kept-files.ts';
+import { PartOnDisk } from './part-on-disk.ts';
 import { storageRoom } from './storage-room.ts';
 import { fits } from './unstored-file.ts';
 import type { LoadTimer } from '../load-timing.ts';
@@ -42,6 +43,42 @@ export class OpfsKeptStore implements KeptStore {
       }
       return bytes;
     } catch {
+      return null;
+    }
+  }
+
+  /**
+   * The part at `place`, checked as `read` checks it, mounted for the session without being read
+   * (part-on-disk.ts: onnxruntime reads each initializer's range as it copies it), where this is
+   * a worker with sync access handles; elsewhere read whole. Null where it is a miss.
+   */
+  async open(place: KeptPlace, expect: KeptCheck | null, timer: LoadTimer | null): Promise<Uint8Array | null> {
+    let access: Awaited<ReturnType<typeof openForReads>> = null;
+    try {
+      const folder = await this.#folder(place, false);
+      const handle = await folder?.getFileHandle(encodeURIComponent(place.part)).catch(() => null);
+      if (!handle) return null;
+      access = await openForReads(handle);
+      if (!access) {
+        const whole = await this.read(place, expect, timer);
+        return whole && new Uint8Array(whole);
+      }
+      const reads = access;
+      const size = reads.getSize();
+      const sample = () =>
+        sampleOf(size, (s, e) => {
+          const into = new Uint8Array(e - s);
+          if (reads.read(into, { at: s }) !== e - s) throw new Error('short read');
+          return into;
+        });
+      if (expect && (size !== expect.bytes || !expect.sample || (await digest(sample(), timer)) !== expect.sample)) {
+        reads.close();
+        return null;
+      }
+      access = null; // the part's now: closed by its `close()`
+      return new PartOnDisk({ read: (into, at) => reads.read(into, { at }), close: () => reads.close() }, size, timer);
+    } catch {
+      access?.close();
       return null;
     }
   }
