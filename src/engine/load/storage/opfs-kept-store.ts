@@ -31,17 +31,29 @@ export class OpfsKeptStore implements KeptStore {
     return model.getDirectoryHandle(encodeURIComponent(place.signature), { create }).catch(() => null);
   }
 
+  /** Whether a part of `size` bytes whose sample is `sample()` is the one `expect` names (its size and its sample's SHA-256); without `expect`, any part. */
+  async #matches(expect: KeptCheck | null, size: number, sample: () => Uint8Array<ArrayBuffer>, timer: LoadTimer | null): Promise<boolean> {
+    return !expect || (size === expect.bytes && !!expect.sample && (await digest(sample(), timer)) === expect.sample);
+  }
+
+  /** The file of the part at `place`, where there is one. */
+  async #file(place: KeptPlace): Promise<FileSystemFileHandle | null> {
+    const folder = await this.#folder(place, false);
+    return (await folder?.getFileHandle(encodeURIComponent(place.part)).catch(() => null)) ?? null;
+  }
+
+  /** `handle`'s bytes, where they are the part `expect` names (else null, released). */
+  async #readChecked(handle: FileSystemFileHandle, expect: KeptCheck | null, timer: LoadTimer | null): Promise<ArrayBuffer | null> {
+    const bytes = await readWhole(handle);
+    if (await this.#matches(expect, bytes.byteLength, () => sampleBytes(bytes), timer)) return bytes;
+    releaseBuffer(bytes);
+    return null;
+  }
+
   async read(place: KeptPlace, expect: KeptCheck | null, timer: LoadTimer | null): Promise<ArrayBuffer | null> {
     try {
-      const folder = await this.#folder(place, false);
-      const handle = await folder?.getFileHandle(encodeURIComponent(place.part)).catch(() => null);
-      if (!handle) return null;
-      const bytes = await readWhole(handle);
-      if (expect && (bytes.byteLength !== expect.bytes || !expect.sample || (await digest(sampleBytes(bytes), timer)) !== expect.sample)) {
-        releaseBuffer(bytes);
-        return null;
-      }
-      return bytes;
+      const handle = await this.#file(place);
+      return handle && (await this.#readChecked(handle, expect, timer));
     } catch {
       return null;
     }
@@ -55,12 +67,11 @@ export class OpfsKeptStore implements KeptStore {
   async open(place: KeptPlace, expect: KeptCheck | null, timer: LoadTimer | null): Promise<Uint8Array | null> {
     let access: Awaited<ReturnType<typeof openForReads>> = null;
     try {
-      const folder = await this.#folder(place, false);
-      const handle = await folder?.getFileHandle(encodeURIComponent(place.part)).catch(() => null);
+      const handle = await this.#file(place);
       if (!handle) return null;
       access = await openForReads(handle);
       if (!access) {
-        const whole = await this.read(place, expect, timer);
+        const whole = await this.#readChecked(handle, expect, timer);
         return whole && new Uint8Array(whole);
       }
       const reads = access;
@@ -71,7 +82,7 @@ export class OpfsKeptStore implements KeptStore {
           if (reads.read(into, { at: s }) !== e - s) throw new Error('short read');
           return into;
         });
-      if (expect && (size !== expect.bytes || !expect.sample || (await digest(sample(), timer)) !== expect.sample)) {
+      if (!(await this.#matches(expect, size, sample, timer))) {
         reads.close();
         return null;
       }
