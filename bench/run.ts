@@ -193,7 +193,7 @@ async function main(): Promise<void> {
     }
     if (options.only === 'load') {
       const dtypes = options.dtypes.filter((d) => d === 'fp32' || d === 'q8' || d === 'q4');
-      result.load_visits = await measureLoadVisits({ model: options.models?.[0] ?? SMOL, dtypes, returns: options.reps ?? 3, peers: loadPeers }, site.url, mirror, log);
+      result.load_visits = await measureLoadVisits({ model: options.models?.[0] ?? SMOL, dtypes, returns: options.reps ?? 3, peers: loadPeers, threads: options.threads ?? null }, site.url, mirror, log);
       writeJson(options.json, finalize(result, started));
     }
     for (const plan of plans) {

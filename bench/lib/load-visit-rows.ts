@@ -32,6 +32,8 @@ export interface LoadVisitPlan {
   returns: number;
   /** wllama's visits of the same weights beside the engine's (`--no-peers` leaves them out). */
   peers: boolean;
+  /** Threads for both (`--threads N`: the client's `threads` option, wllama's `n_threads`); null: the engine's default (one per core), and wllama as many. */
+  threads: number | null;
 }
 
 interface PageReport {
@@ -171,7 +173,7 @@ export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirro
   };
   for (const dtype of plan.dtypes) {
     let start = loadavg()[0]!;
-    const url = `${site}/load.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${dtype}`;
+    const url = `${site}/load.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${dtype}${plan.threads ? `&threads=${plan.threads}` : ''}`;
     const engine = await profileVisits(url, plan.returns, `${plan.model} ${dtype}`, log);
     rows.push(row('engine', dtype, engine.visits, engine.facts, start));
     const gguf = plan.peers ? ggufOnMirror(plan.model, dtype, mirror) : null;

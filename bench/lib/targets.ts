@@ -110,12 +110,13 @@ export function evaluateTargets({ decisions, chat, peers, peer_details, prefix_c
   // Issue 62, load: each kind of return visit against wllama's on the same weights (time to ready
   // ≤ 1.0×, the renderers' peak ≤ 1.1×), q4 of the 135M model ready in ≤ 1.5 s, TinyStories in ≤ 0.5 s.
   for (const engine of (visits ?? []).filter((r) => r.runtime === 'engine')) {
-    const peer = visits!.find((r) => r.runtime === 'wllama' && r.model === engine.model && r.dtype === engine.dtype);
+    const peer = visits!.find((r) => r.runtime === 'wllama' && r.model === engine.model && r.dtype === engine.dtype && (engine.threads === null || r.threads === engine.threads));
+    const threads = engine.threads === null ? '' : `, ${engine.threads} thread${engine.threads === 1 ? '' : 's'}`;
     for (const kind of ['return', 'fresh'] as const) {
       const mine = engine.visits.filter((v) => v.visit === kind);
       if (!mine.length) continue;
       const ready = median(mine.map((v) => v.ready_ms));
-      const label = `load ${engine.model} ${engine.dtype}, ${kind === 'return' ? 'reloads' : 'fresh visits'}`;
+      const label = `load ${engine.model} ${engine.dtype}${threads}, ${kind === 'return' ? 'reloads' : 'fresh visits'}`;
       const theirs = peer?.visits.filter((v) => v.visit === kind) ?? [];
       if (theirs.length) {
         const peerReady = median(theirs.map((v) => v.ready_ms));

@@ -1,6 +1,6 @@
 /**
  * A bench app's start-up (the `load_visits` rows, bench/lib/load-visit-rows.ts): the library's
- * client made as an app makes it, from the query (`model`, `host`, `dtype`), the moment it is
+ * client made as an app makes it, from the query (`model`, `host`, `dtype`, and `threads` where the bench sets it), the moment it is
  * ready and the moment its first answer (one decision) arrives, each timed from `createClient()`
  * with `performance.now()`, and the engine's own account of the load (`status().lastLoad`).
  * Exposed as `window.jevLoad`, a promise.
@@ -19,6 +19,7 @@ const client = createClient({
   dtype: (q.get('dtype') as 'fp32' | null) ?? 'fp32',
   ortBase: new URL('/ort/', location.origin).href,
   share: 'tab',
+  ...(q.get('threads') ? { threads: Number(q.get('threads')) } : {}),
 });
 
 (window as unknown as { jevLoad: Promise<unknown> }).jevLoad = (async () => {

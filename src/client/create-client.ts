@@ -12,6 +12,7 @@ import { checkDecisionPolicy } from '../facade/openai-decisions.ts';
 import { clientForEngine } from './client-for-engine.ts';
 import type { EngineBinding } from '../facade/engine-client.ts';
 import { SharedEngine } from '../facade/sharing/shared-engine.ts';
+import { JevError } from '../contract/index.ts';
 
 export interface ClientOptions {
   /**
@@ -73,6 +74,12 @@ export interface ClientOptions {
    */
   ortBuild?: 'jspi' | 'asyncify' | 'auto';
   /**
+   * onnxruntime-web's wasm threads, a whole number from 1 to 256 (default: one per core where the
+   * page is cross-origin isolated, else 1; docs/threads.md). The engine's worker keeps the count its
+   * first load started with; with `share: 'origin'`, the hosting tab's count serves every tab.
+   */
+  threads?: number;
+  /**
    * The label-mass floor (0..1; default 0: never) below which a question of OpenAI's Decisions
    * shape (`client.decisions.createOpenAI`, `POST /v1/decisions`) answers `{ type: "refusal" }`:
    * the model put too little of its probability on the question's labels for the answer to mean
@@ -88,6 +95,7 @@ export interface ClientOptions {
  */
 export function createClient(options: ClientOptions = {}): JevClient {
   const policy = checkDecisionPolicy({ refuseBelowLabelMass: options.refuseBelowLabelMass });
+  const threads = options.threads === undefined ? undefined : checkThreads(options.threads);
   if (options.baseURL) return createRemoteClient({ baseURL: options.baseURL, apiKey: options.apiKey, ...policy });
   installErrorTransfer();
   const own = () => workerBinding(options);
@@ -111,6 +119,7 @@ export function createClient(options: ClientOptions = {}): JevClient {
       ortBase: options.ortBase,
       quantizeHead: options.quantizeHead,
       ...(options.ortBuild ? { ortBuild: options.ortBuild } : {}),
+      ...(threads !== undefined ? { threads } : {}),
     },
     options.onProgress,
     { apiKey: options.apiKey, basePath: options.basePath },
@@ -130,4 +139,12 @@ function workerBinding(options: ClientOptions): EngineBinding {
     { onRestart: options.onRestart },
   );
   return supervisedBinding(supervisor);
+}
+
+/** The `threads` option, checked: a whole number from 1 to 256, else JevError `invalid_request` naming it. */
+function checkThreads(threads: unknown): number {
+  if (typeof threads !== 'number' || !Number.isInteger(threads) || threads < 1 || threads > 256) {
+    throw new JevError('invalid_request', `'threads' must be a whole number from 1 to 256, got ${JSON.stringify(threads) ?? String(threads)}.`, { param: 'threads' });
+  }
+  return threads;
 }

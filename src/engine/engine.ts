@@ -145,7 +145,12 @@ export class Engine implements EngineApi {
     const weights = weightFiles(heard);
     const timer = new LoadTimer();
     applyRuntimeConfig(
-      { ...this.#config.runtime, ...(options.ortBase ? { ortBase: options.ortBase } : {}), ...(options.ortBuild ? { ortBuild: options.ortBuild } : {}) },
+      {
+        ...this.#config.runtime,
+        ...(options.ortBase ? { ortBase: options.ortBase } : {}),
+        ...(options.ortBuild ? { ortBuild: options.ortBuild } : {}),
+        ...(options.threads ? { threads: options.threads } : {}),
+      },
       options.host,
       timer,
     );

@@ -26,6 +26,12 @@ export interface LoadOptions {
    * onnxruntime cannot switch builds afterwards. JSPI where the browser lacks it loads asyncify.
    */
   ortBuild?: 'jspi' | 'asyncify' | 'auto' | undefined;
+  /**
+   * onnxruntime-web's wasm threads (a whole number from 1 to 256). Unset: one per core where the
+   * page is cross-origin isolated, else 1 (docs/threads.md). The first load of a worker fixes it:
+   * onnxruntime starts its threads once. `status().threads` says what the engine runs with.
+   */
+  threads?: number | undefined;
 }
 
 /** Load progress, a union tagged by `type`. Bytes are per file. */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gpuRowsMarkdown, maxProbabilityGap, type GpuRow, type GpuRun } from '../../bench/gpu/report.ts';
 import { REPO } from '../support/models.ts';
+import { ORT_BUILDS } from '../../src/engine/runtime/ort-build.ts';
 
 const row = (over: Partial<GpuRow>): GpuRow => ({
   device: 'wasm', dtype: 'fp32', adapter: null, threads: 1, load_ms: 100, prompt_tokens: 300, prefill_tps: 100, prefill_tps_all: [90, 100, 110],
@@ -53,7 +54,7 @@ describe('bench/gpu on this CPU', () => {
     // With the Node that travels (bench/gpu/pack.ts NODE_PACKAGE, from the npm registry), uncompressed.
     execFileSync('npx', ['tsx', 'bench/gpu/pack.ts', '--out', join(dir, 'pack'), '--no-xz'], { cwd: REPO, stdio: 'pipe', timeout: 240_000 });
     const pack = JSON.parse(readFileSync(join(dir, 'pack', 'pack.json'), 'utf8')) as { files: Record<string, number> };
-    expect(Object.keys(pack.files)).toEqual(expect.arrayContaining(['bench.mjs', 'generate.mjs', 'dawn.node', 'node', 'ort/ort-wasm-simd-threaded.jspi.wasm', 'ort/ort-wasm-simd-threaded.asyncify.wasm']));
+    expect(Object.keys(pack.files)).toEqual(expect.arrayContaining(['bench.mjs', 'generate.mjs', 'dawn.node', 'node', `ort/${ORT_BUILDS.jspi.wasm}`, `ort/${ORT_BUILDS.asyncify.wasm}`]));
     const args = ['--device', 'webgpu,wasm', '--dtype', 'fp32', '--reps', '1', '--prefill', '24', '--decode', '6', '--state', '24', '--questions', '2'];
     const env = {
       ...process.env, JEV_GPU_PACK: join(dir, 'pack'), JEV_GPU_WORK: join(dir, 'work'), OUT: join(dir, 'out'),

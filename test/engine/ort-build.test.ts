@@ -4,11 +4,12 @@
  * both ships with the installed onnxruntime-web;
  * a service worker skips only the other build's files.
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hasJspi, isOtherBuildFile, ORT_BUILDS, ORT_FILE_NAMES, ortBuild, ortBuildOfPath, parseOrtBuild, PREFERRED_ORT_BUILD, resolveOrtBuild } from '../../src/engine/runtime/ort-build.ts';
+import { hasJspi, isOtherBuildFile, ORT_BUILDS, ORT_FILE_NAMES, ORT_FILES, ORT_REVISION, ORT_SOURCE_FILES, ortBuild, ortBuildOfPath, parseOrtBuild, PREFERRED_ORT_BUILD, resolveOrtBuild } from '../../src/engine/runtime/ort-build.ts';
 
 const WITH_JSPI = { Suspending: function Suspending() {} };
 const WITHOUT_JSPI = {};
@@ -52,14 +53,25 @@ describe('ortBuild', () => {
     expect(ortBuildOfPath({ mjs: `http://x/ort/${ORT_BUILDS.jspi.mjs}`, wasm: 'w' })).toBe('jspi');
     expect(ortBuildOfPath(`/ort/${ORT_BUILDS.asyncify.wasm}?v=2`)).toBe('asyncify');
     expect(ortBuildOfPath('/ort/ort-wasm-simd-threaded.mjs')).toBeNull();
+    // onnxruntime-web's own name, without the revision, is not a shipped file.
+    expect(ortBuildOfPath(`/ort/${ORT_SOURCE_FILES.jspi.mjs}`)).toBeNull();
     expect(ortBuildOfPath(undefined)).toBeNull();
     expect(ortBuildOfPath({})).toBeNull();
   });
 
-  it('names files the installed onnxruntime-web ships, two per build', () => {
+  it('ships the files the installed onnxruntime-web has, two per build, under names that carry their revision', () => {
     const dist = dirname(createRequire(import.meta.url).resolve('onnxruntime-web'));
     expect(ORT_FILE_NAMES).toHaveLength(4);
-    for (const name of ORT_FILE_NAMES) expect(existsSync(join(dist, name)), name).toBe(true);
+    expect(ORT_FILES.map((f) => f.name)).toEqual(ORT_FILE_NAMES);
+    for (const { name, source } of ORT_FILES) {
+      expect(existsSync(join(dist, source)), source).toBe(true);
+      expect(name).toBe(source.replace(/\.(mjs|wasm)$/, `.${ORT_REVISION}.$1`));
+    }
+    // The revision is that of the bytes installed (jspi's .mjs and .wasm, then asyncify's): a new
+    // onnxruntime-web fails here until ORT_REVISION is bumped, so a name never stands for two contents.
+    const hash = createHash('sha256');
+    for (const b of ['jspi', 'asyncify'] as const) for (const f of [ORT_SOURCE_FILES[b].mjs, ORT_SOURCE_FILES[b].wasm]) hash.update(readFileSync(join(dist, f)));
+    expect(ORT_REVISION).toBe(hash.digest('hex').slice(0, 8));
   });
 
   it('a service worker skips the other build, and nothing else', () => {

@@ -1,6 +1,7 @@
 /**
  * RuntimeConfig.ortBuild reaches onnxruntime's wasmPaths (src/engine/load/runtime-env.ts), and the
- * first build applied stays: onnxruntime-web initialises its module once per worker.
+ * first build applied stays: onnxruntime-web initialises its module once per worker; so do its
+ * threads (RuntimeConfig.threads, LoadOptions.threads).
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ORT_BUILDS, ortBuild } from '../../src/engine/runtime/ort-build.ts';
@@ -32,6 +33,22 @@ describe('applyRuntimeConfig and the onnxruntime-web build', () => {
     mod.applyRuntimeConfig({ ortBase: 'http://a.test/ort/', ortBuild: 'jspi' }, undefined);
     expect((wasm.wasmPaths as { mjs: string }).mjs).toBe(`http://a.test/ort/${ORT_BUILDS.asyncify.mjs}`);
     expect(mod.configuredOrtBuild()).toBe('asyncify');
+  });
+
+  it('in a browser (ortBase), the threads of the first load stay for the worker; configuredThreads says so', async () => {
+    const { mod, wasm } = await fresh();
+    mod.applyRuntimeConfig({ ortBase: 'http://a.test/ort/', threads: 1 }, undefined);
+    expect([wasm.numThreads, mod.configuredThreads()]).toEqual([1, 1]);
+    mod.applyRuntimeConfig({ ortBase: 'http://a.test/ort/', threads: 3 }, undefined);
+    expect([wasm.numThreads, mod.configuredThreads()]).toEqual([1, 1]);
+  });
+
+  it('without ortBase (Node), each load applies the threads it asks', async () => {
+    const { mod, wasm } = await fresh();
+    mod.applyRuntimeConfig({ threads: 1, localModelPath: '/m' }, undefined);
+    expect([wasm.numThreads, mod.nodeSessionOptions()]).toEqual([1, { intraOpNumThreads: 1 }]);
+    mod.applyRuntimeConfig({ threads: 3, localModelPath: '/m' }, undefined);
+    expect([wasm.numThreads, mod.nodeSessionOptions()]).toEqual([3, { intraOpNumThreads: 3 }]);
   });
 
   it('without a choice, loads the default build of this JavaScript engine', async () => {

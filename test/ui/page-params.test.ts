@@ -35,4 +35,10 @@ describe('page parameters and the bundled model', () => {
     // A load's parameters written into the address keep it.
     expect(new URL(withParams(`${PAGE}&ortBuild=asyncify`, { model: 'm', device: 'auto', dtype: 'auto' })).searchParams.get('ortBuild')).toBe('asyncify');
   });
+
+  it('reads threads=N (1–256) for the wasm threads; anything else leaves the default', () => {
+    expect(pageParams('?model=m&threads=1', PAGE).threads).toBe(1);
+    expect(pageParams('?threads=256', PAGE).threads).toBe(256);
+    for (const q of ['', '?threads=', '?threads=0', '?threads=257', '?threads=1.5', '?threads=-2', '?threads=two']) expect(pageParams(q, PAGE), q).not.toHaveProperty('threads');
+  });
 });

@@ -4,6 +4,7 @@ import { modelFetch } from './model-fetch.ts';
 import { currentHandoff } from './model-handoff.ts';
 import type { LoadTimer } from './load-timing.ts';
 import { ORT_BUILDS, type OrtBuild, type OrtBuildChoice, resolveOrtBuild } from '../runtime/ort-build.ts';
+import { fetchRuntimeFromCache } from '../runtime/runtime-fetch.ts';
 
 /** transformers.js' own fetch, as it was when the engine was imported; the engine wraps it once per load. */
 const TRANSFORMERS_FETCH = env.fetch;
@@ -35,6 +36,8 @@ export interface RuntimeConfig {
 
 /** The build the worker's onnxruntime was pointed at first (it cannot switch afterwards). */
 let pinnedBuild: OrtBuild | null = null;
+/** The wasm threads the worker's onnxruntime was given first (it starts them once). */
+let pinnedThreads: number | null = null;
 
 /** Applies `config` for a load; `timer` (load-timing.ts) times that load's reads of model files. */
 export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefined, timer: LoadTimer | null = null): void {
@@ -74,8 +77,12 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
       pinnedBuild ??= resolveOrtBuild(config.ortBuild);
       const files = ORT_BUILDS[pinnedBuild];
       wasm.wasmPaths = { mjs: `${base}${files.mjs}`, wasm: `${base}${files.wasm}` };
+      // In a browser: its wasm compiled from the browser's stored copy, with the machine code kept from the last time (runtime-fetch.ts).
+      if (inBrowser()) fetchRuntimeFromCache();
     }
-    wasm.numThreads = config.threads ?? defaultThreads();
+    // In a browser (an `ortBase`) onnxruntime-web starts its threads once per worker: the first load's count stays.
+    const threads = config.threads ?? defaultThreads();
+    wasm.numThreads = config.ortBase ? (pinnedThreads ??= threads) : threads;
   }
   askedThreads = config.threads ?? null;
 }
@@ -106,4 +113,10 @@ export function configuredOrtBuild(): OrtBuild | null {
 
 export function configuredThreads(): number {
   return env.backends.onnx?.wasm?.numThreads ?? 1;
+}
+
+/** A page or a worker of one (not Node): where there is an HTTP cache to read onnxruntime's files from. */
+function inBrowser(): boolean {
+  const g = globalThis as { document?: unknown; WorkerGlobalScope?: unknown };
+  return typeof g.document !== 'undefined' || typeof g.WorkerGlobalScope !== 'undefined';
 }

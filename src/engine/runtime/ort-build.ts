@@ -24,15 +24,39 @@
  * `ortBuild=jspi|asyncify` (page parameter), `createClient({ ortBuild })` or `RuntimeConfig.ortBuild`
  * force one, for measuring.
  */
-export const ORT_BUILDS = {
+export const ORT_SOURCE_FILES = {
   jspi: { mjs: 'ort-wasm-simd-threaded.jspi.mjs', wasm: 'ort-wasm-simd-threaded.jspi.wasm' },
   asyncify: { mjs: 'ort-wasm-simd-threaded.asyncify.mjs', wasm: 'ort-wasm-simd-threaded.asyncify.wasm' },
+} as const;
+
+/**
+ * The revision of those four files (ORT_SOURCE_FILES, in onnxruntime-web's dist/: jspi's .mjs and
+ * .wasm, then asyncify's): the first 8 hex digits of the SHA-256 of their bytes one after the
+ * other. Shipped under `ort/` with it in their names, so that one name is one content: the engine
+ * then compiles the wasm from the browser's stored copy without asking the host again, and the
+ * browser reuses the machine code it compiled from it (runtime-fetch.ts).
+ * test/engine/ort-build.test.ts recomputes it from the installed package: bump it with onnxruntime-web.
+ */
+export const ORT_REVISION = '59996c7a';
+
+const shipped = (file: string) => file.replace(/\.(mjs|wasm)$/, `.${ORT_REVISION}.$1`);
+
+/** Each build's files as shipped under `ort/` (the names carry ORT_REVISION). */
+export const ORT_BUILDS = {
+  jspi: { mjs: shipped(ORT_SOURCE_FILES.jspi.mjs), wasm: shipped(ORT_SOURCE_FILES.jspi.wasm) },
+  asyncify: { mjs: shipped(ORT_SOURCE_FILES.asyncify.mjs), wasm: shipped(ORT_SOURCE_FILES.asyncify.wasm) },
 } as const;
 
 export type OrtBuild = keyof typeof ORT_BUILDS;
 
 /** Every file of every build: what is shipped under `ort/`. */
 export const ORT_FILE_NAMES: readonly string[] = Object.values(ORT_BUILDS).flatMap((b) => [b.mjs, b.wasm]);
+
+/** Every shipped file with the name of the onnxruntime-web file it is a copy of. */
+export const ORT_FILES: readonly { name: string; source: string }[] = (Object.keys(ORT_BUILDS) as OrtBuild[]).flatMap((b) => [
+  { name: ORT_BUILDS[b].mjs, source: ORT_SOURCE_FILES[b].mjs },
+  { name: ORT_BUILDS[b].wasm, source: ORT_SOURCE_FILES[b].wasm },
+]);
 
 /** Whether this JavaScript engine has JSPI (`WebAssembly.Suspending`), which the JSPI build needs. */
 export function hasJspi(wasm: object = WebAssembly): boolean {

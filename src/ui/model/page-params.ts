@@ -7,14 +7,15 @@ import { BUNDLED_HOST_PARAM, bundledHost } from './bundled-model.ts';
 const DEVICES: readonly DeviceChoice[] = ['webgpu', 'wasm', 'auto'];
 const DTYPES: readonly DtypeChoice[] = ['fp32', 'fp16', 'q8', 'q4', 'q4f16', 'auto'];
 
-export type PageParams = Required<Pick<ClientOptions, 'model' | 'host' | 'device' | 'dtype'>> & Pick<ClientOptions, 'ortBuild'>;
+export type PageParams = Required<Pick<ClientOptions, 'model' | 'host' | 'device' | 'dtype'>> & Pick<ClientOptions, 'ortBuild' | 'threads'>;
 
 /**
  * The page's query parameters (CONTRACT §2): model, host, device, dtype. A relative `host` is
  * read against the page's address: `?model=TinyStories-656K&host=bundled` loads the model the app
  * serves itself (bundled-model.ts). Beyond the contract's four, `ortBuild=jspi|asyncify` forces
  * onnxruntime-web's wasm build (for measuring one against the other; docs/threads.md); absent, or
- * any other value, leaves the engine's measured default.
+ * any other value, leaves the engine's measured default. `threads=N` (1–256) sets the wasm
+ * threads (`createClient({ threads })`); absent or out of range, one per core.
  */
 export function pageParams(search: string, pageHref: string = globalThis.location?.href ?? 'http://localhost/'): PageParams {
   const q = new URLSearchParams(search);
@@ -27,7 +28,13 @@ export function pageParams(search: string, pageHref: string = globalThis.locatio
     device: device && DEVICES.includes(device) ? device : 'auto',
     dtype: dtype && DTYPES.includes(dtype) ? dtype : 'auto',
     ...ortBuildParam(q.get('ortBuild')),
+    ...threadsParam(q.get('threads')),
   };
+}
+
+function threadsParam(value: string | null): Pick<ClientOptions, 'threads'> {
+  const n = value !== null && /^\d{1,3}$/.test(value) ? Number(value) : 0;
+  return n >= 1 && n <= 256 ? { threads: n } : {};
 }
 
 function ortBuildParam(value: string | null): Pick<ClientOptions, 'ortBuild'> {
