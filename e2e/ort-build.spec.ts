@@ -1,7 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type Browser } from '@playwright/test';
-import { DIST, MIRROR } from './support/env.ts';
+import { chromium, expect, test, type Browser } from '@playwright/test';
+import { chromiumPath, DIST, MIRROR, TEST_CHROMIUM_ARGS } from './support/env.ts';
 import { startStatic } from './support/static-server.ts';
 import { ORT_BUILDS } from '../src/engine/runtime/ort-build.ts';
 
@@ -73,4 +74,29 @@ test('?threads=1 runs onnxruntime-web on one thread (status().threads), with the
   expect(one.threads).toBe(1);
   expect(all.threads).toBe(all.cores);
   expect(Math.abs(one.decision.answers.sad.noul - all.decision.answers.sad.noul)).toBeLessThan(1e-5);
+});
+
+test("a later page load compiles onnxruntime's wasm from the browser's stored copy: the host is not asked again (no 304)", async () => {
+  // The static server asks for revalidation (no-cache + ETag), as most hosts do; the shipped names carry
+  // their revision (ORT_REVISION), so the engine fetches them with cache: 'force-cache' (runtime-fetch.ts),
+  // and Chromium then reuses the code it compiled (docs/benchmarks.md, "Where a load goes"). A profile on
+  // disk: an in-memory HTTP cache does not keep a 17 MB file.
+  const site = await startStatic(DIST);
+  const profile = mkdtempSync(join(tmpdir(), 'jev-ort-cache-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), args: TEST_CHROMIUM_ARGS, serviceWorkers: 'block' });
+  try {
+    for (let visit = 0; visit < 2; visit++) {
+      const page = await context.newPage();
+      await page.goto(`${site.url}${QUERY}&ortBuild=jspi`);
+      await page.evaluate(() => (window as any).jev.ready);
+      await page.close();
+    }
+    expect(site.hits(`/ort/${ORT_BUILDS.jspi.wasm}`)).toBe(1);
+    // The page itself is revalidated as before: only the runtime's files are taken as stored.
+    expect(site.hits('/')).toBe(2);
+  } finally {
+    await context.close();
+    await site.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
 });

@@ -19,6 +19,8 @@ export interface StaticServer {
   url: string;
   /** Rewrites a text file on its way out from now on, e.g. to publish a "new version" of the service worker. */
   override(path: string, rewrite: (body: string) => string): void;
+  /** The requests that reached the server for `path` so far (a revalidation's 304 included). */
+  hits(path: string): number;
   close(): Promise<void>;
 }
 
@@ -31,8 +33,10 @@ export interface StaticServer {
  */
 export async function startStatic(root: string, port = 0, headers: Record<string, string> = {}, mounts: Record<string, readonly string[]> = {}): Promise<StaticServer> {
   const overrides = new Map<string, (body: string) => string>();
+  const hits = new Map<string, number>();
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    hits.set(path, (hits.get(path) ?? 0) + 1);
     const mount = Object.keys(mounts).find((prefix) => path.startsWith(prefix));
     const roots = mount ? mounts[mount]! : [root];
     const rel = mount ? path.slice(mount.length) : path === '/' ? 'index.html' : path;
@@ -62,6 +66,7 @@ export async function startStatic(root: string, port = 0, headers: Record<string
   return {
     url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`,
     override: (path, rewrite) => void overrides.set(path, rewrite),
+    hits: (path) => hits.get(path) ?? 0,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
