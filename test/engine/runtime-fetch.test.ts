@@ -4,8 +4,8 @@
  * other request passed on exactly as it was made.
  */
 import { describe, expect, it } from 'vitest';
-import { ORT_BUILDS, ORT_SOURCE_FILES } from '../../src/engine/runtime/ort-build.ts';
-import { fetchRuntimeFromCache, isShippedRuntimeFile } from '../../src/engine/runtime/runtime-fetch.ts';
+import { isOrtFile, ORT_BUILDS, ORT_SOURCE_FILES } from '../../src/engine/runtime/ort-build.ts';
+import { fetchRuntimeFromCache } from '../../src/engine/runtime/runtime-fetch.ts';
 
 function scope() {
   const calls: { url: string; init: RequestInit | undefined }[] = [];
@@ -47,8 +47,8 @@ describe('fetchRuntimeFromCache', () => {
   });
 
   it('knows the shipped names with or without a query', () => {
-    expect(isShippedRuntimeFile(`/ort/${ORT_BUILDS.jspi.wasm}?x=1`)).toBe(true);
-    expect(isShippedRuntimeFile(`/ort/${ORT_SOURCE_FILES.jspi.wasm}`)).toBe(false);
-    expect(isShippedRuntimeFile('/assets/engine.worker-abc.js')).toBe(false);
+    expect(isOrtFile(`/ort/${ORT_BUILDS.jspi.wasm}?x=1`)).toBe(true);
+    expect(isOrtFile(`/ort/${ORT_SOURCE_FILES.jspi.wasm}`)).toBe(false);
+    expect(isOrtFile('/assets/engine.worker-abc.js')).toBe(false);
   });
 });

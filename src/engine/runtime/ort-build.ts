@@ -52,6 +52,16 @@ export type OrtBuild = keyof typeof ORT_BUILDS;
 /** Every file of every build: what is shipped under `ort/`. */
 export const ORT_FILE_NAMES: readonly string[] = Object.values(ORT_BUILDS).flatMap((b) => [b.mjs, b.wasm]);
 
+/** The file name a URL or path ends in, without its query or fragment. */
+export function ortFileName(url: string): string {
+  return url.replace(/[?#].*$/, '').replace(/^.*\//, '');
+}
+
+/** Whether `url` names one of the shipped runtime files (their names carry the revision of their bytes). */
+export function isOrtFile(url: string): boolean {
+  return ORT_FILE_NAMES.includes(ortFileName(url));
+}
+
 /** Every shipped file with the name of the onnxruntime-web file it is a copy of. */
 export const ORT_FILES: readonly { name: string; source: string }[] = (Object.keys(ORT_BUILDS) as OrtBuild[]).flatMap((b) => [
   { name: ORT_BUILDS[b].mjs, source: ORT_SOURCE_FILES[b].mjs },
@@ -103,13 +113,13 @@ export function ortBuild(wasm: object = WebAssembly): OrtBuild {
 export function ortBuildOfPath(path: unknown): OrtBuild | null {
   const url = typeof path === 'string' ? path : typeof path === 'object' && path ? (path as { mjs?: unknown }).mjs : undefined;
   if (typeof url !== 'string') return null;
-  const name = url.replace(/[?#].*$/, '').replace(/^.*\//, '');
+  const name = ortFileName(url);
   for (const [build, files] of Object.entries(ORT_BUILDS)) if (name === files.mjs || name === files.wasm) return build as OrtBuild;
   return null;
 }
 
 /** Whether `url` names a file of a build other than `build`: a service worker need not precache it. */
 export function isOtherBuildFile(url: string, build: OrtBuild = ortBuild()): boolean {
-  const name = url.replace(/[?#].*$/, '').replace(/^.*\//, '');
-  return ORT_FILE_NAMES.includes(name) && name !== ORT_BUILDS[build].mjs && name !== ORT_BUILDS[build].wasm;
+  const name = ortFileName(url);
+  return isOrtFile(url) && name !== ORT_BUILDS[build].mjs && name !== ORT_BUILDS[build].wasm;
 }

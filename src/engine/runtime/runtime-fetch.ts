@@ -18,16 +18,9 @@
  * there is none. Only URLs whose file name is a shipped one (ORT_FILE_NAMES) are touched; every
  * other request, and a service worker's answer where one controls the worker, are as before.
  */
-import { ORT_FILE_NAMES } from './ort-build.ts';
+import { isOrtFile } from './ort-build.ts';
 
 type Fetch = typeof fetch;
-
-const fileName = (url: string) => url.replace(/[?#].*$/, '').replace(/^.*\//, '');
-
-/** Whether `url` names one of the shipped runtime files (their names carry the revision of their bytes). */
-export function isShippedRuntimeFile(url: string): boolean {
-  return ORT_FILE_NAMES.includes(fileName(url));
-}
 
 const WRAPPED = Symbol.for('jev.runtimeFetch');
 
@@ -42,7 +35,7 @@ export function fetchRuntimeFromCache(scope: { fetch: Fetch } = globalThis): voi
   const wrapped = ((input: RequestInfo | URL, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const method = (init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')).toUpperCase();
-    if (method !== 'GET' || init?.cache || !isShippedRuntimeFile(url)) return network(input, init);
+    if (method !== 'GET' || init?.cache || !isOrtFile(url)) return network(input, init);
     return network(input, { ...init, cache: 'force-cache' });
   }) as Fetch & { [WRAPPED]?: true };
   wrapped[WRAPPED] = true;
