@@ -11,7 +11,8 @@ import type { EngineThreadData } from '../src/server/engine-thread.ts';
 import { threadHost } from '../src/server/thread-host.ts';
 
 installErrorTransfer();
-// 4-bit projections with 8-bit activations on onnxruntime-node's CPU kernels (engine/graph/int8-accuracy.ts).
-installInt8Accuracy(InferenceSession as never);
+const data = workerData as EngineThreadData;
+// 4-bit projections with 8-bit activations on onnxruntime-node's CPU kernels (engine/graph/int8-accuracy.ts); none on CUDA.
+installInt8Accuracy(InferenceSession as never, data.device ?? 'cpu');
 const port = parentPort!;
-Comlink.expose(threadEngine(workerData as EngineThreadData, threadHost(port)), nodeEndpoint(port));
+Comlink.expose(threadEngine(data, threadHost(port)), nodeEndpoint(port));

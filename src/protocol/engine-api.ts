@@ -46,7 +46,8 @@ export interface EngineStatus {
   model: string | null;
   /** The `model` field of responses: `local/jev-<model>.<dtype>-<date>`. */
   version: string | null;
-  device: 'webgpu' | 'wasm' | 'cpu' | null;
+  /** Where the model runs: WebGPU or wasm in a browser; in Node (`jev-local serve`), onnxruntime-node's CPU or CUDA provider. */
+  device: 'webgpu' | 'wasm' | 'cpu' | 'cuda' | null;
   dtype: string | null;
   contextLength: number | null;
   /** Threads onnxruntime runs with: wasm threads in a browser; in Node, the intra-op threads asked (`--threads`), null for its default (every core). */

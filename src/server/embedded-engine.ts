@@ -14,6 +14,7 @@ import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import type { ServeDevice } from './cli-args.ts';
 import { engineThread, engineThreadEntry, type EngineThreadData } from './engine-thread.ts';
 import { folderHasModel } from './model-location.ts';
+import { requireCudaProvider } from './cuda-provider.ts';
 
 /** The onnxruntime-node the engine is tested on: package.json's peer dependency (and devDependency), pinned. */
 export const ORT_NODE_VERSION = '1.30.0';
@@ -54,12 +55,21 @@ export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
     });
   }
   runtimeInstalled(engineThreadEntry());
+  if (options.device === 'cuda') {
+    requireCudaProvider(engineThreadEntry());
+    // cuBLAS multiplies float32 matrices at TF32 precision where onnxruntime's CUDA provider lets it
+    // (its default): products then differ from the CPU's by ~1e-3. Off, unless the user set it:
+    // float32 answers within 1e-4 of the page's. Read by cuBLAS in this process's environment
+    // (set here, on the main thread: a worker's process.env is its own copy).
+    process.env['NVIDIA_TF32_OVERRIDE'] ??= '0';
+  }
   // Errors cross the thread's port as the page's cross its worker's (both sides install it).
   installErrorTransfer();
   const data: EngineThreadData = {
     model,
     root,
     ...(options.threads ? { threads: options.threads } : {}),
+    ...(options.device === 'cuda' ? { device: 'cuda' as const } : {}),
     ...(options.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: options.prefixCacheBytes }),
   };
   const supervisor = new EngineSupervisor(() => engineThread(data, options.hang ?? {}), options.maxRestarts === undefined ? {} : { maxRestarts: options.maxRestarts });
@@ -96,7 +106,7 @@ export function threadEngine(data: EngineThreadData, host: EngineHost): Engine {
   const { root, model } = data;
   return new Engine({
     ...(data.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: data.prefixCacheBytes }),
-    runtime: { localModelPath: root, ...(data.threads ? { threads: data.threads } : {}) },
+    runtime: { localModelPath: root, ...(data.threads ? { threads: data.threads } : {}), ...(data.device ? { nodeProvider: data.device } : {}) },
     isNode: true,
     host,
     source: () => ({ has: async (file) => folderOffers(root, model, file) }),
@@ -114,26 +124,4 @@ function folderOffers(root: string, model: string, file: string): boolean {
     return true;
   }
   return externalDataFiles(config, `onnx/${file}`).every((f) => existsSync(join(dir, f)));
-}
-
-/**
- * `--device cuda`: onnxruntime-node's CUDA execution provider where this install has it. The
- * engine's loader passes onnxruntime-node the CPU provider only (engine/load/load-model.ts), so
- * the server refuses, naming what this install offers, rather than serve on the CPU unasked.
- */
-export async function refuseCuda(): Promise<never> {
-  let offered: string;
-  try {
-    const ort = (await import('onnxruntime-node')) as { listSupportedBackends?: () => { name: string; bundled: boolean }[] };
-    const backends = ort.listSupportedBackends?.() ?? [];
-    const cuda = backends.find((b) => b.name === 'cuda');
-    offered = cuda
-      ? cuda.bundled
-        ? 'this onnxruntime-node bundles the CUDA provider, but jev-local does not pass it to the model yet'
-        : "this onnxruntime-node has no CUDA provider installed (it is not bundled: install it with onnxruntime-node's CUDA option, see its README)"
-      : 'this onnxruntime-node offers no CUDA provider';
-  } catch (e) {
-    offered = `onnxruntime-node could not be loaded (${(e as Error).message})`;
-  }
-  throw new JevError('model_load_failed', `--device cuda is not available: ${offered}. Use --device cpu.`, { param: 'device', details: { reason: 'device_unavailable', device: 'cuda' } });
 }

@@ -13,6 +13,8 @@ export interface EngineThreadData {
   root: string;
   /** Compute threads (`--threads`); unset: onnxruntime-node's default, every core. */
   threads?: number;
+  /** `--device cuda`: onnxruntime-node's CUDA execution provider (src/server/cuda-provider.ts); unset: its CPU provider. */
+  device?: 'cuda';
   prefixCacheBytes?: number;
 }
 

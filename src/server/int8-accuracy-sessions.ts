@@ -29,8 +29,13 @@ export function nodeQ4Rewrite(model: Uint8Array): { graph: Uint8Array; nodes: nu
  * (engine/graph/nbits-head.ts), the file being read and rewritten first. A model
  * given with external data files beside it, or with no MatMulNBits to raise, is created as it was.
  * Installed once per thread, before the engine loads (worker/engine.worker.node.ts).
+ *
+ * Not on `--device cuda`: the int8 activations are a choice for MLAS's CPU kernels, and the CUDA
+ * provider's MatMulNBits dequantizes on the GPU whatever the level; an 8-bit head there would only
+ * add its rounding. The graph runs as exported (null: nothing installed).
  */
-export function installInt8Accuracy(factory: SessionFactory): Int8AccuracyCount {
+export function installInt8Accuracy(factory: SessionFactory, device: 'cpu' | 'cuda' = 'cpu'): Int8AccuracyCount | null {
+  if (device === 'cuda') return null;
   const count: Int8AccuracyCount = { models: 0, nodes: 0, heads: 0 };
   const original = factory.create.bind(factory);
   factory.create = async (model: unknown, ...rest: unknown[]) => {

@@ -37,6 +37,7 @@ export const LOAD_FAILURE_REASONS = [
   'file_corrupt',
   'unsupported_format',
   'insufficient_memory',
+  'device_unavailable',
   'load_error',
 ] as const;
 
@@ -44,7 +45,7 @@ export type LoadFailureReason = (typeof LOAD_FAILURE_REASONS)[number];
 
 /** Causes on the side of the files and their host: another device would not help. */
 const NOT_THE_DEVICE: ReadonlySet<LoadFailureReason> = new Set(
-  LOAD_FAILURE_REASONS.filter((r) => r !== 'unsupported_format' && r !== 'load_error'),
+  LOAD_FAILURE_REASONS.filter((r) => r !== 'unsupported_format' && r !== 'device_unavailable' && r !== 'load_error'),
 );
 
 export interface LoadFailureDetails {
@@ -262,6 +263,18 @@ export async function classifyLoadError(e: unknown, ctx: FileContext & { suggest
       `Loading ${ctx.model}${ctx.dtype ? ` (${ctx.dtype} on ${ctx.device})` : ''} ran out of memory: ${message}. Load a smaller dtype or model.`,
       { reason: 'insufficient_memory', model: ctx.model, dtype: ctx.dtype, device: ctx.device, alternative: null },
       'dtype',
+      e,
+    );
+  }
+  const provider = /AppendExecutionProvider_(\w+): Failed to load shared library/.exec(message);
+  if (provider) {
+    // onnxruntime-node found the provider's library but not what it links (its log names the library).
+    const name = provider[1]!.toLowerCase();
+    return loadFailure(
+      `Loading ${ctx.model}${ctx.dtype ? ` (${ctx.dtype} on ${ctx.device})` : ''} failed: onnxruntime could not load its ${name.toUpperCase()} provider (${message}). ` +
+        `The libraries it links (for CUDA: cudart, cuBLAS, cuBLASLt and cuRAND of the CUDA version the provider was built for) must be on the loader's path (LD_LIBRARY_PATH); onnxruntime's log names the one it could not open.`,
+      { reason: 'device_unavailable', model: ctx.model, dtype: ctx.dtype, device: ctx.device },
+      'device',
       e,
     );
   }

@@ -10,7 +10,7 @@ import { attachRewrites, rewritesOn, withSessionRewrites } from './session-rewri
 import { timingWasm, type LoadTimer } from './load-timing.ts';
 import { RewrittenGraphs } from './rewritten-graphs.ts';
 import { warmUpRuntime, type WarmUpFactory } from './runtime-warm-up.ts';
-import { nodeSessionOptions } from './runtime-env.ts';
+import { nodeProvider, nodeSessionOptions } from './runtime-env.ts';
 
 /** The ONNX file each dtype reads, in the layout of the hub's transformers.js exports. */
 export const DTYPE_FILES: Record<Dtype, string> = {
@@ -232,7 +232,7 @@ export async function loadLanguageModel(
       throw unrunnable(dtype, device, `the ${device} backend has no kernel for the operator ${missing.operator}${where}`, instead, { operator: missing.operator, cause: e });
     }
     // The true cause (host unreachable, CORS, a missing file, …): load-failure.ts.
-    throw await classifyLoadError(e, { model, base: modelBase(model), dtype, device });
+    throw await classifyLoadError(e, { model, base: modelBase(model), dtype, device: device === 'cpu' ? nodeProvider() : device });
   }
 }
 

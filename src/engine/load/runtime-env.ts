@@ -24,6 +24,12 @@ export interface RuntimeConfig {
    * (default: its own, every core).
    */
   threads?: number | undefined;
+  /**
+   * In Node, onnxruntime-node's execution provider: `cuda` runs the model on its CUDA provider
+   * (nodes that provider has no kernel for run on the CPU, as onnxruntime places them); unset or
+   * `cpu`: the CPU provider. Ignored in a browser.
+   */
+  nodeProvider?: 'cpu' | 'cuda' | undefined;
   /** The model-file cache (browser): the Cache API with size and hash checks. */
   modelCache?: IntegrityCache | undefined;
   /**
@@ -85,14 +91,25 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
     wasm.numThreads = config.ortBase ? (pinnedThreads ??= threads) : threads;
   }
   askedThreads = config.threads ?? null;
+  askedProvider = config.nodeProvider ?? 'cpu';
 }
 
 /** The threads the last applied config asked for; null: the runtime's default. */
 let askedThreads: number | null = null;
 
-/** onnxruntime-node's session options for the threads asked (none asked: its default, every core). */
-export function nodeSessionOptions(): { intraOpNumThreads: number } | undefined {
-  return askedThreads ? { intraOpNumThreads: askedThreads } : undefined;
+/** The Node execution provider the last applied config asked for. */
+let askedProvider: 'cpu' | 'cuda' = 'cpu';
+
+/** onnxruntime-node's session options: the threads asked (none asked: its default, every core) and the provider. */
+export function nodeSessionOptions(): { intraOpNumThreads?: number; executionProviders?: string[] } | undefined {
+  const threads = askedThreads ? { intraOpNumThreads: askedThreads } : {};
+  if (askedProvider === 'cuda') return { ...threads, executionProviders: ['cuda', 'cpu'] };
+  return askedThreads ? threads : undefined;
+}
+
+/** The execution provider Node sessions are created with. */
+export function nodeProvider(): 'cpu' | 'cuda' {
+  return askedProvider;
 }
 
 /** The compute threads a Node session was created with, where asked; null: onnxruntime-node's default. */
