@@ -30,7 +30,10 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     chunkSizeWarningLimit: 8192,
-    minify: false,
+    // Minified, as an app ships the engine's worker (the playground's build is): the load rows time
+    // an app's start-up, and the worker's script (0.9 MB minified, 1.9 MB not) is parsed in full on
+    // every visit (docs/benchmarks.md, "What a new renderer still compiles").
+    minify: true,
     // The bench page, a tab of the library's client and a tab without it (the `tabs` rows), an app's start-up (the `load_visits` rows) and wllama's in its place.
     rollupOptions: {
       input: {
