@@ -54,15 +54,6 @@ export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
       details: { reason: 'model_not_found', model, host: options.host },
     });
   }
-  runtimeInstalled(engineThreadEntry());
-  if (options.device === 'cuda') {
-    requireCudaProvider(engineThreadEntry());
-    // cuBLAS multiplies float32 matrices at TF32 precision where onnxruntime's CUDA provider lets it
-    // (its default): products then differ from the CPU's by ~1e-3. Off, unless the user set it:
-    // float32 answers within 1e-4 of the page's. Read by cuBLAS in this process's environment
-    // (set here, on the main thread: a worker's process.env is its own copy).
-    process.env['NVIDIA_TF32_OVERRIDE'] ??= '0';
-  }
   // Errors cross the thread's port as the page's cross its worker's (both sides install it).
   installErrorTransfer();
   const data: EngineThreadData = {
@@ -74,6 +65,24 @@ export function embeddedEngine(options: EmbeddedEngineOptions): EngineBinding {
   };
   const supervisor = new EngineSupervisor(() => engineThread(data, options.hang ?? {}), options.maxRestarts === undefined ? {} : { maxRestarts: options.maxRestarts });
   return supervisedBinding(supervisor);
+}
+
+/**
+ * What the in-process engine needs, checked before anything is downloaded or started (serve.ts
+ * calls it first): the engine's thread and onnxruntime-node (`runtimeInstalled`), and for
+ * `--device cuda` the CUDA provider beside onnxruntime-node (cuda-provider.ts).
+ */
+export function checkEmbeddedRuntime(device: ServeDevice): void {
+  const entry = engineThreadEntry();
+  runtimeInstalled(entry);
+  if (device === 'cuda') {
+    requireCudaProvider(entry);
+    // cuBLAS multiplies float32 matrices at TF32 precision where onnxruntime's CUDA provider lets it
+    // (its default): products then differ from the CPU's by ~1e-3. Off, unless the user set it:
+    // float32 answers within 1e-4 of the page's. Read by cuBLAS in this process's environment
+    // (set here, on the main thread: a worker's process.env is its own copy).
+    process.env['NVIDIA_TF32_OVERRIDE'] ??= '0';
+  }
 }
 
 /**

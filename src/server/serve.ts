@@ -9,7 +9,7 @@ import type { HangWatchdogOptions } from '../facade/hang-watchdog.ts';
 import type { ServingBackend } from './backend.ts';
 import type { BackendKind, ServeOptions } from './cli-args.ts';
 import { capConnections, CONNECTION_DEFAULTS, serverOptions, type ConnectionLimits } from './connection-limits.ts';
-import { embeddedEngine } from './embedded-engine.ts';
+import { checkEmbeddedRuntime, embeddedEngine } from './embedded-engine.ts';
 import { downloadModel } from './model-download.ts';
 import { modelLocation } from './model-location.ts';
 import { nodeHandler, writeJson } from './node-adapter.ts';
@@ -95,6 +95,8 @@ export async function startServer(options: ServeOptions, deps: ServeDeps = {}): 
     binding = { api: remote, wrapCallback: (fn) => fn, terminate: () => {} };
     dtype = 'auto';
   } else {
+    // Before an HTTP host's download: a runtime or provider that is missing is refused first.
+    checkEmbeddedRuntime(options.device);
     let root = location.kind === 'folder' ? location.root : null;
     if (location.kind === 'http') {
       // An HTTP host's files, checked and stored under --cache-dir, become a local folder first.

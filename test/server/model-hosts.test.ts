@@ -172,6 +172,16 @@ describe('model files from every kind of host', () => {
     expect(e.message).toMatch(/--device cuda is not available: .*Use --device cpu/);
   });
 
+  it('refuses --device cuda without the provider before an HTTP host is asked for anything', async () => {
+    const mirror = await host();
+    const dir = cacheDir();
+    const e = await startError(embeddedOptions(TINY, { device: 'cuda', host: mirror.url, cacheDir: dir }));
+    expect(e.param).toBe('device');
+    expect(e.details).toMatchObject({ reason: 'device_unavailable' });
+    expect(mirror.requests).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it("reads the relay's tokenizer over HTTP as from a folder (no detached ArrayBuffer)", async () => {
     const mirror = await host();
     const [remote, local] = [await loadServedModel(TINY, mirror.url), await loadServedModel(TINY, GENERATED)];

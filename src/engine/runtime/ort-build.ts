@@ -121,5 +121,5 @@ export function ortBuildOfPath(path: unknown): OrtBuild | null {
 /** Whether `url` names a file of a build other than `build`: a service worker need not precache it. */
 export function isOtherBuildFile(url: string, build: OrtBuild = ortBuild()): boolean {
   const name = ortFileName(url);
-  return isOrtFile(url) && name !== ORT_BUILDS[build].mjs && name !== ORT_BUILDS[build].wasm;
+  return ORT_FILE_NAMES.includes(name) && name !== ORT_BUILDS[build].mjs && name !== ORT_BUILDS[build].wasm;
 }
