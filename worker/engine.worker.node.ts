@@ -6,13 +6,13 @@ import { InferenceSession } from 'onnxruntime-node';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { installErrorTransfer } from '../src/protocol/comlink-errors.ts';
 import { threadEngine } from '../src/server/embedded-engine.ts';
-import { installInt8Accuracy } from '../src/server/int8-accuracy-sessions.ts';
+import { installNodeRewrites } from '../src/server/node-session-rewrites.ts';
 import type { EngineThreadData } from '../src/server/engine-thread.ts';
 import { threadHost } from '../src/server/thread-host.ts';
 
 installErrorTransfer();
 const data = workerData as EngineThreadData;
-// 4-bit projections with 8-bit activations on onnxruntime-node's CPU kernels (engine/graph/int8-accuracy.ts); none on CUDA.
-installInt8Accuracy(InferenceSession as never, data.device ?? 'cpu');
+// Logits for the rows read, and q4 on onnxruntime-node's int8 CPU kernels (server/node-session-rewrites.ts); none on CUDA.
+installNodeRewrites(InferenceSession as never, data.device ?? 'cpu');
 const port = parentPort!;
 Comlink.expose(threadEngine(data, threadHost(port)), nodeEndpoint(port));

@@ -17,7 +17,7 @@ import { JevError } from '../../src/contract/index.ts';
 import { classifyLoadError } from '../../src/engine/load/load-failure.ts';
 import { applyRuntimeConfig, nodeProvider, nodeSessionOptions } from '../../src/engine/load/runtime-env.ts';
 import { CUDA_PROVIDER_FILES, ortNodeBinFolder, requireCudaProvider } from '../../src/server/cuda-provider.ts';
-import { installInt8Accuracy } from '../../src/server/int8-accuracy-sessions.ts';
+import { installNodeRewrites } from '../../src/server/node-session-rewrites.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'jev-cuda-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -83,10 +83,10 @@ describe('--device cuda', () => {
     const calls: unknown[] = [];
     const original = async (model: unknown) => calls.push(model);
     const cuda = { create: original };
-    expect(installInt8Accuracy(cuda, 'cuda')).toBeNull();
+    expect(installNodeRewrites(cuda, 'cuda')).toBeNull();
     expect(cuda.create).toBe(original);
     const cpu = { create: original };
-    expect(installInt8Accuracy(cpu, 'cpu')).toEqual({ models: 0, nodes: 0, heads: 0 });
+    expect(installNodeRewrites(cpu, 'cpu')).toEqual({ models: 0, logitsToKeep: 0, nodes: 0, heads: 0 });
     expect(cpu.create).not.toBe(original);
   });
 

@@ -1,7 +1,7 @@
 /**
  * The in-process server's q4 sessions compute their 4-bit projections with 8-bit activations
  * (engine/graph/int8-accuracy.ts) and their float32 lm_head as an 8-bit MatMulNBits
- * (engine/graph/nbits-head.ts), installed in the engine's thread by server/int8-accuracy-sessions.ts. Checked against independent readings: every MatMulNBits of a
+ * (engine/graph/nbits-head.ts), installed in the engine's thread by server/node-session-rewrites.ts. Checked against independent readings: every MatMulNBits of a
  * generated q4 export gets `accuracy_level` 4 and every other node is byte for byte the same; the
  * rewritten graph runs in onnxruntime-node and its logits stay within the int8 activations' error
  * of the original's; and the served q4 engine answers decisions that differ from the unrewritten
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionResponse } from '../../src/contract/index.ts';
 import { withInt8Accuracy } from '../../src/engine/graph/int8-accuracy.ts';
 import { withNbitsHead } from '../../src/engine/graph/nbits-head.ts';
-import { nodeQ4Rewrite } from '../../src/server/int8-accuracy-sessions.ts';
+import { nodeQ4Rewrite } from '../../src/server/node-session-rewrites.ts';
 import { GRAPH_NODE, graphFieldOf, parseNode } from '../../src/engine/graph/onnx-messages.ts';
 import { readGraph } from '../../src/engine/graph/onnx-graph.ts';
 import { fields } from '../../src/engine/graph/onnx-wire.ts';

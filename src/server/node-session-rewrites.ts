@@ -1,0 +1,118 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { withInt8Accuracy } from '../engine/graph/int8-accuracy.ts';
+import { keepLogitsRows } from '../engine/graph/logits-to-keep.ts';
+import { withNbitsHead } from '../engine/graph/nbits-head.ts';
+
+interface SessionFactory {
+  create(...args: unknown[]): Promise<unknown>;
+}
+
+/**
+ * What the patched factory has done since it was installed: models rewritten, how many were
+ * given `num_logits_to_keep`, their MatMulNBits nodes raised, and their heads made 8-bit.
+ */
+export interface NodeRewriteCount {
+  models: number;
+  logitsToKeep: number;
+  nodes: number;
+  heads: number;
+}
+
+/** A q4 graph for onnxruntime-node's int8 kernels: its projections raised (int8-accuracy.ts), then its float32 head made an 8-bit MatMulNBits (nbits-head.ts). */
+export function nodeQ4Rewrite(model: Uint8Array): { graph: Uint8Array; nodes: number; head: boolean } | null {
+  const raised = withInt8Accuracy(model);
+  if (!raised) return null;
+  const head = withNbitsHead(raised.graph);
+  return { graph: head?.graph ?? raised.graph, nodes: raised.nodes, head: head !== null };
+}
+
+/**
+ * A model for onnxruntime-node's CPU provider: logits for the rows asked for only
+ * (engine/graph/logits-to-keep.ts, as the page's sessions get them), then for a q4 graph its
+ * int8 projections and 8-bit head (`nodeQ4Rewrite`). Null where neither applies.
+ */
+export function nodeRewrite(model: Uint8Array): { graph: Uint8Array; logitsToKeep: boolean; nodes: number; head: boolean } | null {
+  const kept = keepLogitsRows(model);
+  const q4 = nodeQ4Rewrite(kept ?? model);
+  if (!kept && !q4) return null;
+  return { graph: q4?.graph ?? kept!, logitsToKeep: kept !== null, nodes: q4?.nodes ?? 0, head: q4?.head ?? false };
+}
+
+/**
+ * The largest model file rewritten whole in memory. Above it a file whose weights are inline is
+ * created from its path as exported: reading, rewriting and handing onnxruntime 540 MB as bytes
+ * (the 135M-shaped model's fp32 graph) took its server from 3.5–3.9 s to 6.4–6.5 s to ready and
+ * 0.5 GB more at its peak, where onnxruntime reads a path itself.
+ */
+export const MAX_INLINE_REWRITE_BYTES = 256 << 20;
+
+/**
+ * The engine's thread, in Node: every session onnxruntime-node creates from a model file (a path
+ * or bytes, as transformers.js hands it) is created from `nodeRewrite`'s graph:
+ *
+ * - **logits for the rows read.** A hub export computes the lm_head for every position it is fed,
+ *   where a pass reads one row (a decision's state, a chat's prompt, an extraction's fields): a
+ *   fifth of a prefill's arithmetic on the 135M-shaped model, and room for a [tokens, vocabulary]
+ *   float32 tensor in onnxruntime's arena. With `num_logits_to_keep` (LanguageModel feeds it) only
+ *   the rows asked for are computed; those rows are the same numbers.
+ * - **q4 on MLAS's int8 kernels:** 4-bit projections with 8-bit activations
+ *   (engine/graph/int8-accuracy.ts) and a float32 lm_head as an 8-bit MatMulNBits
+ *   (engine/graph/nbits-head.ts).
+ *
+ * A graph whose weights are in external data files beside it (`model.onnx_data`…) is small: it is
+ * read and rewritten, and onnxruntime reads the weights from the model's folder as before
+ * (`session.model_external_initializers_file_folder_path`). A file with inline weights is read and
+ * rewritten whole up to `maxInlineBytes` (default `MAX_INLINE_REWRITE_BYTES`), and above it created
+ * from its path as exported; so is a model with nothing to rewrite. Installed once per thread,
+ * before the engine loads (worker/engine.worker.node.ts).
+ *
+ * Not on `--device cuda` (null: nothing installed): the int8 activations are a choice for MLAS's
+ * CPU kernels, and the CUDA provider's MatMulNBits dequantizes on the GPU whatever the level; an
+ * 8-bit head there would only add its rounding. There the graph runs as exported, as measured on
+ * the GPU (docs/server.md).
+ */
+export function installNodeRewrites(factory: SessionFactory, device: 'cpu' | 'cuda' = 'cpu', maxInlineBytes = MAX_INLINE_REWRITE_BYTES): NodeRewriteCount | null {
+  if (device === 'cuda') return null;
+  const count: NodeRewriteCount = { models: 0, logitsToKeep: 0, nodes: 0, heads: 0 };
+  const original = factory.create.bind(factory);
+  factory.create = async (model: unknown, ...rest: unknown[]) => {
+    const [options, ...more] = rest;
+    let given: { bytes: Uint8Array; folder: string | null } | null = null;
+    if (typeof model === 'string') {
+      if (await hasExternalData(model)) given = { bytes: new Uint8Array(await readFile(model)), folder: dirname(model) };
+      else if ((await stat(model)).size <= maxInlineBytes) given = { bytes: new Uint8Array(await readFile(model)), folder: null };
+    } else if (model instanceof Uint8Array && !hasExternalDataOption(options) && model.byteLength <= maxInlineBytes) given = { bytes: model, folder: null };
+    const rewritten = given ? nodeRewrite(given.bytes) : null;
+    if (!rewritten) return original(model, ...rest);
+    const session = await original(rewritten.graph, given!.folder === null ? options : withWeightsFolder(options, given!.folder), ...more);
+    count.models++;
+    if (rewritten.logitsToKeep) count.logitsToKeep++;
+    count.nodes += rewritten.nodes;
+    if (rewritten.head) count.heads++;
+    return session;
+  };
+  return count;
+}
+
+/** Session options whose external data is read from `folder` (a graph given as bytes has no path to read it relative to). */
+function withWeightsFolder(options: unknown, folder: string): Record<string, unknown> {
+  const given = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
+  const extra = (given['extra'] ?? {}) as Record<string, unknown>;
+  const session = (extra['session'] ?? {}) as Record<string, unknown>;
+  return { ...given, extra: { ...extra, session: { ...session, model_external_initializers_file_folder_path: folder } } };
+}
+
+/** Whether a model file has external data beside it (`model.onnx_data`, `model.onnx_data_1`…: transformers.js' naming). */
+async function hasExternalData(path: string): Promise<boolean> {
+  const name = basename(path);
+  try {
+    return (await readdir(dirname(path))).some((f) => f.startsWith(`${name}_data`));
+  } catch {
+    return true;
+  }
+}
+
+function hasExternalDataOption(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && Array.isArray((options as { externalData?: unknown }).externalData) && (options as { externalData: unknown[] }).externalData.length > 0;
+}
