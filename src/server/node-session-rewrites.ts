@@ -78,11 +78,12 @@ export function installNodeRewrites(factory: SessionFactory, device: 'cpu' | 'cu
   const original = factory.create.bind(factory);
   factory.create = async (model: unknown, ...rest: unknown[]) => {
     const [options, ...more] = rest;
-    let given: { bytes: Uint8Array; folder: string | null } | null = null;
-    if (typeof model === 'string') {
-      if (await hasExternalData(model)) given = { bytes: new Uint8Array(await readFile(model)), folder: dirname(model) };
-      else if ((await stat(model)).size <= maxInlineBytes) given = { bytes: new Uint8Array(await readFile(model)), folder: null };
-    } else if (model instanceof Uint8Array && !hasExternalDataOption(options) && model.byteLength <= maxInlineBytes) given = { bytes: model, folder: null };
+    const given =
+      typeof model === 'string'
+        ? await readModelFile(model, maxInlineBytes)
+        : model instanceof Uint8Array && !hasExternalDataOption(options) && model.byteLength <= maxInlineBytes
+          ? { bytes: model, folder: null }
+          : null;
     const rewritten = given ? nodeRewrite(given.bytes) : null;
     if (!rewritten) return original(model, ...rest);
     const session = await original(rewritten.graph, given!.folder === null ? options : withWeightsFolder(options, given!.folder), ...more);
@@ -103,13 +104,28 @@ function withWeightsFolder(options: unknown, folder: string): Record<string, unk
   return { ...given, extra: { ...extra, session: { ...session, model_external_initializers_file_folder_path: folder } } };
 }
 
+/**
+ * A model file's bytes to rewrite, and the folder its external data is read from (null: inline
+ * weights); null where it is not rewritten (inline and over `maxInlineBytes`) or cannot be read,
+ * so that onnxruntime is handed the path and reports in its own words.
+ */
+async function readModelFile(path: string, maxInlineBytes: number): Promise<{ bytes: Uint8Array; folder: string | null } | null> {
+  try {
+    if (await hasExternalData(path)) return { bytes: new Uint8Array(await readFile(path)), folder: dirname(path) };
+    if ((await stat(path)).size <= maxInlineBytes) return { bytes: new Uint8Array(await readFile(path)), folder: null };
+  } catch {
+    // Unreadable here: onnxruntime's own error, as without the rewrites.
+  }
+  return null;
+}
+
 /** Whether a model file has external data beside it (`model.onnx_data`, `model.onnx_data_1`…: transformers.js' naming). */
 async function hasExternalData(path: string): Promise<boolean> {
   const name = basename(path);
   try {
     return (await readdir(dirname(path))).some((f) => f.startsWith(`${name}_data`));
   } catch {
-    return true;
+    return false;
   }
 }
 

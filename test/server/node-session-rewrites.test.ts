@@ -92,6 +92,11 @@ describe('the in-process server\'s session rewrites', () => {
     await bounded.create(file('model.onnx'));
     expect(calls[3]![0]).toBe(file('model.onnx'));
     expect(none.models).toBe(0);
+
+    // A file that cannot be read: onnxruntime is handed the path, to fail in its own words.
+    await factory.create(file('missing.onnx'));
+    expect(calls[4]![0]).toBe(file('missing.onnx'));
+    expect(count.models).toBe(3);
   });
 
   it('reads an external-data graph\'s weights from its folder and keeps its rows (fp16)', async () => {
