@@ -5,7 +5,7 @@
  * - the committed module is what its text assembles to (scripts/kernels/build.ts);
  * - the kernel against a definition computed here, in integers and float32 written out step by
  *   step: every row of the hidden state rounded half to even to 255 levels, the exact integer
- *   product, then · r · s[v]; embedding rows q · s; vocabularies not a multiple of 4 and hidden
+ *   product, then · s[v] · r; embedding rows q · s; vocabularies not a multiple of 4 and hidden
  *   sizes not a multiple of 16;
  * - `kernelHead` on a small tied and untied graph, and on every generated export rewritten by
  *   `withSessionRewrites` as a wasm load does: the graph's hidden state through the kernel gives
@@ -51,7 +51,7 @@ function halfEven(x: number): number {
   return below % 2 === 0 ? below : below + 1;
 }
 
-/** The definition, per row: r = max(fl(max|x| · fl(1/127)), fl(1e-30)); x8 = halfEven(fl(x / r)); logit = fl(fl(Σ x8·q) · r) · s. */
+/** The definition, per row: r = max(fl(max|x| · fl(1/127)), fl(1e-30)); x8 = halfEven(fl(x / r)); logit = fl(fl(Σ x8·q) · s) · r. */
 function definition(hidden: Float32Array, rows: number, h: number, q: Int8Array, hp: number, s: Float32Array, v: number): Float32Array {
   const out = new Float32Array(rows * v);
   for (let row = 0; row < rows; row++) {
@@ -62,7 +62,7 @@ function definition(hidden: Float32Array, rows: number, h: number, q: Int8Array,
     for (let j = 0; j < v; j++) {
       let acc = 0;
       for (let k = 0; k < h; k++) acc += x8[k]! * q[j * hp + k]!;
-      out[row * v + j] = Math.fround(Math.fround(acc * r) * s[j]!);
+      out[row * v + j] = Math.fround(Math.fround(acc * s[j]!) * r);
     }
   }
   return out;

@@ -139,7 +139,7 @@ describe('a rewritten MatMulNBits', () => {
   const x = Float32Array.from({ length: rows * k }, (_, i) => (i >= 2 * k ? 0 : (random() - 0.5) * (i < k ? 1 : 40)));
 
   for (const opset of [17, 18]) {
-    it(`computes round(x / r) · W8 · r · c + bias, row by row (opset ${opset})`, async () => {
+    it(`computes round(x / r) · W8 · c · r + bias, row by row (opset ${opset})`, async () => {
       const rewrite = int8Projections(nbitsGraph(k, n, blockSize, a, bias, opset), () => null)!;
       expect(rewrite.projections).toBe(1);
       const y = await run(rewrite.graph, rewrite.weights, x, rows, k);
@@ -152,7 +152,7 @@ describe('a rewritten MatMulNBits', () => {
         for (let col = 0; col < n; col++) {
           let acc = 0;
           for (let i = 0; i < k; i++) acc += x8[i]! * w8[i * n + col]!;
-          const expected = acc * r * c[col]! + bias[col]!;
+          const expected = acc * c[col]! * r + bias[col]!;
           expect(Math.abs(y[row * n + col]! - expected)).toBeLessThanOrEqual(1e-6 * (Math.abs(expected) + 1));
         }
       }

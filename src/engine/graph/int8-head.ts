@@ -14,7 +14,7 @@
  *   embedding   y[..., h] = float(Gather(Q, ids, axis 1))[h, ...] · Gather(s, ids)[...]
  *               (a Transpose brings the hidden axis last; cast to float16 where the graph was)
  *   lm_head     the product of int8-projections.ts: each row of x rounded to 255 levels,
- *               MatMulInteger(x8, Q, 128) · r · s
+ *               MatMulIntegerToFloat(x8, Q, 1, s, 128) · r
  *
  * An untied lm_head, `MatMul(x, W)` with W [H, V] a float initializer, is rewritten the same way
  * with its own matrix (scales per column of W). The lm_head is the product the graph's `logits`
@@ -26,7 +26,7 @@
  * The int8 matrices and scales are one new buffer, mounted as external data `INT8_HEAD_WEIGHTS`.
  */
 import { decodeFloat16Bits } from '../runtime/float16.ts';
-import { roundingConstants, roundRows } from './int8-projections.ts';
+import { roundingConstants, roundRows, scaledProduct } from './int8-projections.ts';
 import { isPlainTransBGemm, lmHeadNode } from './lm-head.ts';
 import { defaultOpset, readGraph, type ExternalData, type TensorInfo } from './onnx-graph.ts';
 import { externalTensor, GRAPH_INITIALIZER, GRAPH_NODE, intAttribute, intsAttribute, node, type NodeInfo, TensorType, withGraph } from './onnx-messages.ts';
@@ -213,10 +213,7 @@ export function int8Head(model: Uint8Array, external: ExternalData): Int8HeadRew
       const a = `${P}head/`;
       const y = n.outputs[0]!;
       const rows = roundRows(graph, n.inputs[0]!, `${a}x/`, m.half, opset, P);
-      graph.bytesField(GRAPH_NODE, node('MatMulInteger', [rows.x8, q(m), `${P}zero_point`], `${a}product`));
-      graph.bytesField(GRAPH_NODE, node('Cast', [`${a}product`], `${a}float`, [intAttribute('to', TensorType.FLOAT)]));
-      graph.bytesField(GRAPH_NODE, node('Mul', [`${a}float`, rows.rowScale], `${a}rows`));
-      graph.bytesField(GRAPH_NODE, node('Mul', [`${a}rows`, s(m)], m.half ? `${a}logits32` : y));
+      scaledProduct(graph, rows, q(m), s(m), m.half ? `${a}logits32` : y, a, P);
       if (m.half) graph.bytesField(GRAPH_NODE, node('Cast', [`${a}logits32`], y, [intAttribute('to', TensorType.FLOAT16)]));
     } else graph.push(model.subarray(f.start, f.end));
   }

@@ -8,7 +8,7 @@
  * `i32x4.dot_i16x8_s`, four vocabulary rows at a time, and computes the same logits, bit for bit
  * (test/engine/int8-head-kernel.test.ts): each row of the hidden state rounded to 255 levels as
  * int8-projections.ts' `roundRows` does (round half to even), the exact int32 product, then
- * `float(product) · r · s[v]` in float32, in that order.
+ * `float(product) · s[v] · r` in float32, in that order (as MatMulIntegerToFloat, then the row's Mul).
  *
  * The matrix Q [V, H] (padded to Hp, a multiple of 16) and its scales live in the kernel's own
  * memory, once: the graph keeps neither (kernel-head.ts), and the embedding rows are read from the

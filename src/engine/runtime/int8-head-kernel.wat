@@ -83,6 +83,6 @@
           (f32.convert_i32_s (i32.add
             (i32.add (i32x4.extract_lane 0 (local.get $c)) (i32x4.extract_lane 1 (local.get $c)))
             (i32.add (i32x4.extract_lane 2 (local.get $c)) (i32x4.extract_lane 3 (local.get $c)))))
-          (local.get $r))
-        (f32.load (i32.add (local.get $s) (local.get $o))))))
+          (f32.load (i32.add (local.get $s) (local.get $o))))
+        (local.get $r))))
 )
