@@ -93,9 +93,19 @@ const Q4F16_TWIN_ON_WASM: Bounds = { prob: 9e-2, logprob: 0.7, split: 0.25 };
  * 9.5e-2, 5.0e-2 (4/10); GQA fp16 vs fp16 1.3e-2, 2.7e-2, 2.7e-2 (10/10); GQA q4 vs q4 3.9e-4,
  * 2.5e-2, 5.5e-7 (10/10); q4f16 vs q4 3.5e-2, 0.34, 0.18 (10/10); GQA q4f16 vs q4f16 4.3e-2, 0.34,
  * 0.11 (10/10) (Q4F16_TWIN_ON_WASM above). q8 and q4 against fp32 stay within their bounds.
+ * 2026-12-04, the 8-bit products as MatMulIntegerToFloat then the row's Mul (int8-projections.ts:
+ * each product's two float32 scalings in the other order, a last-bit change): GQA q4 vs q4 1.6e-3,
+ * 1.5e-2, 5.9e-7 (10/10). The two exports' attention differs in float32's last bits (GQA fp32 vs
+ * fp32 above), and where a value of a row lies near an 8-bit rounding step, those bits decide on
+ * which side it lands: the prompt decides whether any does. Over 30 prompts of 60 tokens (the two
+ * q4 exports rewritten as a wasm load does, in onnxruntime-web in Node, a `.scratch` script), the
+ * largest |Δp| per prompt was ~2e-7 for most and above 1e-4 for 6 of 30 before this change (the
+ * largest 5.0e-3, 9.0e-3, 1.3e-2) and 3 of 30 after it (2.1e-3, 5.0e-3, 9.0e-3). So the prob bound
+ * covers such a step (2e-2); a wrong product moves it by tenths (q4 vs fp32 above). Every other
+ * comparison here moved within its last digit.
  */
 const FP16_HEAD_ON_WASM: Bounds = { prob: 7e-2, logprob: 0.25, split: 0.1 };
-const SAME_HEAD_ON_WASM: Bounds = { prob: 1e-3, logprob: 5e-2, split: 2e-4 };
+const SAME_HEAD_ON_WASM: Bounds = { prob: 2e-2, logprob: 5e-2, split: 2e-4 };
 /** The bounds a comparison of `dtype` on `device` is held to (the 8-bit head on wasm, above). */
 function boundsOn(device: 'wasm' | 'webgpu', dtype: Dtype, bounds: Bounds): Bounds {
   if (device !== 'wasm' || dtype === 'fp32') return bounds;
