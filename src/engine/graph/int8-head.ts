@@ -124,7 +124,7 @@ const clamp = (x: number) => (x > LEVELS ? LEVELS : x < -LEVELS ? -LEVELS : x);
 /**
  * `model` with its embedding Gather and lm_head product reading 8-bit matrices; weights of
  * external-data initializers are read through `external`. Null when it has neither in a form this
- * recognises (or an operator set older than 11, which lacks Round).
+ * recognises (or an operator set older than 11, which these rewrites leave alone).
  */
 export function int8Head(model: Uint8Array, external: ExternalData): Int8HeadRewrite | null {
   const opset = defaultOpset(model);

@@ -235,7 +235,7 @@ export function roundingConstants(graph: Pieces, opset: number, prefix: string):
 /**
  * `model` with its MatMulNBits rewritten to 8-bit integer products, reading the weights of
  * external-data initializers through `external` (a mounted file's bytes by its location); null
- * when it has none this can rewrite (or an operator set older than 11, which lacks Round).
+ * when it has none this can rewrite (or an operator set older than 11, which these rewrites leave alone).
  */
 export function int8Projections(model: Uint8Array, external: ExternalData): Int8Rewrite | null {
   const opset = defaultOpset(model);
