@@ -11,7 +11,8 @@
  * `--only sampler`: the time to choose a token from a row of logits, per vocabulary size, greedy,
  * sampled and sampled with logprobs, with no mask and under a wide and a narrow grammar mask, in Node: bench/lib/sampler-rows.ts;
  * `--only decisions-openai`: OpenAI's Decisions shape against the Jev shape, in Node: bench/lib/decisions-openai-rows.ts;
- * `--only extraction`: fields sharing the state against one request per field, and the copy mask, in Node: bench/lib/extraction-rows.ts)
+ * `--only extraction`: fields sharing the state against one request per field, and the copy mask, in Node: bench/lib/extraction-rows.ts;
+ * then the same rows in the page's engine, in Chromium: bench/lib/extraction-page-rows.ts, unless `--no-page`)
  *
  * Besides the decision and chat grid (fp32), it measures every ONNX format of the generated
  * SmolLM2-shaped model on wasm, its GQA export beside the Optimum-style one (bench/lib/formats.ts),
@@ -38,6 +39,7 @@ import { runPeers } from './lib/peer-rows.ts';
 import { runSamplerOnly } from './lib/sampler-rows.ts';
 import { runDecisionsOpenAIOnly } from './lib/decisions-openai-rows.ts';
 import { runExtractionOnly } from './lib/extraction-rows.ts';
+import { measureExtractionPage } from './lib/extraction-page-rows.ts';
 import { runServeOnly } from './lib/serve-rows.ts';
 import { measureStructured, structuredPlan } from './lib/structured-rows.ts';
 import { measureStructuredCompile } from './lib/structured-compile-rows.ts';
@@ -74,9 +76,22 @@ async function main(): Promise<void> {
     return;
   }
   if (options.only === 'extraction') {
-    // Extraction's shared state against one request per field, and the copy mask (docs/extraction.md): Node, no browser.
+    // Extraction's shared state against one request per field, and the copy mask (docs/extraction.md): in Node,
+    // then the same rows in the page's engine, in its own Chromium (unless `--no-page`).
     await generateModels({ only: [SMOL, 'tiny-random-qwen2', 'tiny-random-gemma3'], log: (message) => log(`  ${message}`) });
-    await runExtractionOnly(options.json, log, REPO, options.reps ?? undefined);
+    const page = options.page
+      ? async (reps: number) => {
+          const site = await startStatic(await buildPage());
+          const mirror = await startModelHost(MODEL_ROOTS);
+          try {
+            return await measureExtractionPage(site.url, mirror, options.threads, reps, log);
+          } finally {
+            await site.close();
+            await mirror.close();
+          }
+        }
+      : null;
+    await runExtractionOnly(options.json, log, REPO, options.reps ?? undefined, page);
     return;
   }
   if (options.only === 'sampler') {

@@ -48,39 +48,51 @@ function fields(f: number): Record<string, unknown> {
 /** Every token the model read for a response: input not taken from the cache, and the decoded value tokens. */
 const readTokens = (r: ExtractionResponse) => r.usage.input_tokens - (r.usage.input_tokens_details?.cached_tokens ?? 0) + r.usage.output_tokens;
 
-export async function measureExtraction(reps: number, log: (...a: unknown[]) => void): Promise<{ extraction: ExtractionRow[]; copy_mask: CopyMaskRow[] }> {
-  const { client } = await localClient(GENERATED, MODEL);
+/** How a row's requests are made: one extraction request timed where the engine runs, and the prefix cache emptied. */
+export interface ExtractionWay {
+  extract(body: unknown): Promise<{ ms: number; response: ExtractionResponse }>;
+  clear(): Promise<void>;
+}
+
+/** The bench's body for F fields on its invoice state. */
+export function extractionBody(f: number): { model: string; state: string; fields: Record<string, unknown> } {
+  return { model: 'jev', state: STATE, fields: fields(f) };
+}
+
+/**
+ * The rows for F = 1, 4 and 16: F fields in one request against F one-field requests, each from a
+ * cleared prefix cache, the two ways alternated; `where` names the engine (Node or the page).
+ */
+export async function fieldRows(way: ExtractionWay, reps: number, log: (...a: unknown[]) => void, where: ExtractionRow['where']): Promise<ExtractionRow[]> {
   const rows: ExtractionRow[] = [];
   for (const f of [1, 4, 16]) {
-    const body = { model: 'jev', state: STATE, fields: fields(f) };
+    const body = extractionBody(f);
     const shared: number[] = [];
     const separate: number[] = [];
     let fedShared = 0;
     let fedSeparate = 0;
     let decoded = 0;
-    await client.extractions.create(body); // warm-up: shapes, allocations, the tokenizer's memo
+    await way.extract(body); // warm-up: shapes, allocations, the tokenizer's memo
     // F = 16 costs minutes a repetition on 2 cores (random weights copy texts to their bound): a third of the repetitions.
     const rowReps = f >= 16 ? Math.max(1, Math.ceil(reps / 3)) : reps;
     for (let r = 0; r < rowReps; r++) {
       // The order of the two ways alternates, so a drift of the machine falls on both.
       const ways = [
         async () => {
-          await client.cache.clear();
-          const t0 = performance.now();
-          const one = (await client.extractions.create(body)) as ExtractionResponse;
-          shared.push(performance.now() - t0);
-          fedShared = readTokens(one);
-          decoded = one.usage.output_tokens;
+          await way.clear();
+          const one = await way.extract(body);
+          shared.push(one.ms);
+          fedShared = readTokens(one.response);
+          decoded = one.response.usage.output_tokens;
         },
         async () => {
           let total = 0;
           let fed = 0;
           for (const [key, field] of Object.entries(body.fields)) {
-            await client.cache.clear();
-            const t0 = performance.now();
-            const res = (await client.extractions.create({ ...body, fields: { [key]: field } })) as ExtractionResponse;
-            total += performance.now() - t0;
-            fed += readTokens(res);
+            await way.clear();
+            const one = await way.extract({ ...body, fields: { [key]: field } });
+            total += one.ms;
+            fed += readTokens(one.response);
           }
           separate.push(total);
           fedSeparate = fed;
@@ -92,6 +104,7 @@ export async function measureExtraction(reps: number, log: (...a: unknown[]) => 
     const speedup = median(separate) / median(shared);
     const ceiling = fedSeparate / fedShared;
     const row: ExtractionRow = {
+      where,
       fields: f,
       shared_ms: Math.round(median(shared)),
       separate_ms: Math.round(median(separate)),
@@ -105,8 +118,22 @@ export async function measureExtraction(reps: number, log: (...a: unknown[]) => 
       reps: rowReps,
     };
     rows.push(row);
-    log(`extraction F=${f}: shared ${row.shared_ms} ms, separate ${row.separate_ms} ms: ${row.speedup}× of a ${row.ceiling}× token ceiling (${Math.round(row.of_ceiling * 100)} %)`);
+    log(`extraction (${where}) F=${f}: shared ${row.shared_ms} ms, separate ${row.separate_ms} ms: ${row.speedup}× of a ${row.ceiling}× token ceiling (${Math.round(row.of_ceiling * 100)} %)`);
   }
+  return rows;
+}
+
+export async function measureExtraction(reps: number, log: (...a: unknown[]) => void): Promise<{ extraction: ExtractionRow[]; copy_mask: CopyMaskRow[] }> {
+  const { client } = await localClient(GENERATED, MODEL);
+  const way: ExtractionWay = {
+    async extract(body) {
+      const t0 = performance.now();
+      const response = (await client.extractions.create(body as never)) as ExtractionResponse;
+      return { ms: performance.now() - t0, response };
+    },
+    clear: () => client.cache.clear(),
+  };
+  const rows = await fieldRows(way, reps, log, 'node');
   client.terminate();
 
   const masks: CopyMaskRow[] = [];
@@ -145,9 +172,21 @@ export async function measureExtraction(reps: number, log: (...a: unknown[]) => 
   return { extraction: rows, copy_mask: masks };
 }
 
-export async function runExtractionOnly(json: string, log: (...a: unknown[]) => void, repo: string, reps = 3): Promise<void> {
+/** The page's rows (extraction-page-rows.ts), measured by the caller, which serves the bench page. */
+export type PageRows = (reps: number) => Promise<{ rows: ExtractionRow[]; threads: number | null; isolated: boolean }>;
+
+export async function runExtractionOnly(json: string, log: (...a: unknown[]) => void, repo: string, reps = 3, page: PageRows | null = null): Promise<void> {
   const { extraction, copy_mask } = await measureExtraction(reps, log);
-  const result = { schema: 'jev-bench/1', machine: machineDescription(), commit: commitId(repo), date: new Date().toISOString(), extraction, copy_mask };
+  const inPage = page ? await page(reps) : null;
+  const result = {
+    schema: 'jev-bench/1',
+    machine: machineDescription(),
+    commit: commitId(repo),
+    date: new Date().toISOString(),
+    extraction: [...extraction, ...(inPage?.rows ?? [])],
+    ...(inPage ? { extraction_page: { threads: inPage.threads, cross_origin_isolated: inPage.isolated } } : {}),
+    copy_mask,
+  };
   mkdirSync(dirname(json), { recursive: true });
   writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
   log(`wrote ${json}`);

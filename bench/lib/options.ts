@@ -25,6 +25,8 @@ export interface BenchOptions {
   structured: boolean;
   /** The `tabs` rows: renderers' memory with 1, 2 and 4 tabs sharing one engine, against independent ones (bench/lib/tabs-rows.ts). */
   tabs: boolean;
+  /** With `--only extraction`: the page's rows beside Node's (bench/lib/extraction-page-rows.ts; `--no-page`: Node's alone). */
+  page: boolean;
   /**
    * `--only serve`: only the server-overhead rows (bench/lib/serve-rows.ts, docs/scale-out.md), in Node;
    * `--only structured`: only the structured rows, in Chromium; `--only tabs`: only the tabs rows;
@@ -43,7 +45,7 @@ export const ONLY = ['serve', 'structured', 'tabs', 'ort-builds', 'sampler', 'lo
 export type Only = (typeof ONLY)[number];
 
 export function parseBenchArgs(argv: string[]): BenchOptions {
-  const o: BenchOptions = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true, logits: true, structured: true, tabs: true, only: null, maxLoad: undefined };
+  const o: BenchOptions = { json: '', md: join(REPO, 'docs/benchmarks.md'), quick: false, webgpu: false, models: null, threads: undefined, states: null, reps: null, peers: true, peerReps: null, dtypes: [...FORMAT_DTYPES], formats: true, gqa: true, grid: true, logits: true, structured: true, tabs: true, page: true, only: null, maxLoad: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -72,6 +74,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     else if (a === '--no-logits') o.logits = false;
     else if (a === '--no-structured') o.structured = false;
     else if (a === '--no-tabs') o.tabs = false;
+    else if (a === '--no-page') o.page = false;
     else if (a === '--max-load') o.maxLoad = Number(value());
     else if (a === '--only') {
       const only = value();
@@ -81,7 +84,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     else if (a === '--help' || a === '-h') {
       console.log(
         'usage: npm run bench -- --json FILE [--quick] [--webgpu] [--models smollm2-135m-random,TinyStories-656K,tiny-random-llama] [--threads N] ' +
-          `[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--md FILE | --no-md] [--only ${ONLY.join('|')} [--max-load L]]`,
+          `[--states 64,512] [--reps N] [--dtypes fp32,fp16,q4,q4f16,q8] [--no-grid] [--no-formats] [--no-gqa] [--no-peers] [--peer-reps N] [--no-logits] [--no-structured] [--no-tabs] [--no-page] [--md FILE | --no-md] [--only ${ONLY.join('|')} [--max-load L]]`,
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);

@@ -156,6 +156,8 @@ export interface StructuredCompileResult {
 
 /** The `extraction` rows (issue 59, bench/lib/extraction-rows.ts): F fields sharing the state against one request per field. */
 export interface ExtractionRow {
+  /** The engine measured: in Node (onnxruntime-node, in process) or in the page (the worker's engine in Chromium, wasm). Absent in results written before 2026-12-05: Node. */
+  where?: 'node' | 'page';
   fields: number;
   shared_ms: number;
   separate_ms: number;

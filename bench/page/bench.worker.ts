@@ -19,6 +19,7 @@ import { argmax } from '../../src/engine/chat/sampler.ts';
 import { decodeSteps } from '../lib/step-time.ts';
 import { chatWorkloads } from './chat-workloads.ts';
 import { decisionWorkloads } from './decision-workloads.ts';
+import { extractionWorkloads } from './extraction-workloads.ts';
 import { installGpuMeter } from './gpu-meter.ts';
 import { loaded, need, needEngine } from './loaded-model.ts';
 import { instrument, meters } from './meters.ts';
@@ -45,6 +46,7 @@ const syntheticIds = (k: number, salt = 0) => Array.from({ length: k }, (_, i) =
 const api = {
   ...decisionWorkloads,
   ...chatWorkloads,
+  ...extractionWorkloads,
 
   info() {
     return {

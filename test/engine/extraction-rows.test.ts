@@ -9,10 +9,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseExtractionRequest } from '../../src/contract/index.ts';
+import { parseExtractionRequest, type ExtractionAnswer } from '../../src/contract/index.ts';
 import { extract } from '../../src/engine/extraction/extract.ts';
+import { ROWS_MAX } from '../../src/engine/extraction/decode-rows.ts';
 import { LanguageModel } from '../../src/engine/model/language-model.ts';
-import { selectRows, stackRows, type CacheRows } from '../../src/engine/model/kv-rows.ts';
+import { keepRows, selectRows, stackRows, type CacheRows } from '../../src/engine/model/kv-rows.ts';
 import { GENERATED, loadEngine, TINY } from '../support/models.ts';
 import { referenceLogProbs } from '../support/reference.ts';
 
@@ -35,6 +36,20 @@ function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let d = 0;
   for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i]! - b[i]!));
   return d;
+}
+
+/** Each field's answer among the others (`together`) is the one it gets asked alone: its value exactly, `pNull` and `confidence` within 1e-5. */
+async function expectEachAlone(lm: LanguageModel, body: { fields: Record<string, unknown> }, together: Record<string, ExtractionAnswer>): Promise<void> {
+  for (const [key, field] of Object.entries(body.fields)) {
+    const alone = await extract(lm, parseExtractionRequest({ ...body, fields: { [key]: field } }), { prefixes: null });
+    const a = alone.response.answers[key]!;
+    const b = together[key]!;
+    expect(b.type, key).toBe(a.type);
+    if (a.type === 'refusal' || b.type === 'refusal') continue;
+    expect(b.guess, key).toEqual(a.guess);
+    expect(Math.abs(b.pNull - a.pNull), key).toBeLessThan(1e-5);
+    expect(Math.abs(b.confidence - a.confidence), key).toBeLessThan(1e-5);
+  }
 }
 
 for (const id of [TINY, GEMMA]) {
@@ -90,9 +105,17 @@ for (const id of [TINY, GEMMA]) {
         }
         pass.logits.dispose();
         if (step === 1) {
-          const kept = selectRows(rows, [0, 2]);
-          rows.cache.dispose();
-          rows = kept;
+          // The rows kept in place (keepRows) hold what a copy of them holds (selectRows), in the same memory.
+          const copy = selectRows(rows, [0, 2]);
+          const buffers = Object.values(rows.cache.tensors).map((t) => (t.data as Float32Array).buffer);
+          rows = keepRows(rows, [0, 2]);
+          for (const [name, t] of Object.entries(rows.cache.tensors)) {
+            expect(t.dims, name).toEqual(copy.cache.tensors[name]!.dims);
+            expect(maxDiff(t.data as Float32Array, copy.cache.tensors[name]!.data as Float32Array), name).toBe(0);
+          }
+          expect(Object.values(rows.cache.tensors).map((t) => (t.data as Float32Array).buffer)).toEqual(buffers);
+          expect(rows.mask).toEqual(copy.mask);
+          copy.cache.dispose();
           open = [0, 2];
           expect(rows.positions).toEqual([seqs[0]!.length + 2, seqs[2]!.length + 2]);
         }
@@ -116,17 +139,40 @@ for (const id of [TINY, GEMMA]) {
       // The state's pass, each field's prompt and null row, and one pass per step of the longest value.
       expect(passes).toBe(1 + ownPasses + Math.max(...valueSteps));
       expect(Math.max(...valueSteps)).toBeLessThan(valueSteps.reduce((a, b) => a + b, 0));
-      for (const key of Object.keys(BODY.fields)) {
-        const alone = await extract(lm, parseExtractionRequest({ ...BODY, fields: { [key]: BODY.fields[key as keyof typeof BODY.fields] } }), { prefixes: null });
-        const a = alone.response.answers[key]!;
-        const b = together.response.answers[key]!;
-        expect(a.type, key).toBe(b.type);
-        if (a.type === 'refusal' || b.type === 'refusal') continue;
-        expect(b.guess, key).toEqual(a.guess);
-        expect(Math.abs(b.pNull - a.pNull), key).toBeLessThan(1e-5);
-        expect(Math.abs(b.confidence - a.confidence), key).toBeLessThan(1e-5);
-      }
+      await expectEachAlone(lm, BODY, together.response.answers);
     }, 120_000);
+
+    it(`more fields than a batch holds (${ROWS_MAX}) join the rows as rows finish: the answers each field gets alone, nothing leaked`, async () => {
+      const kinds = Object.values(BODY.fields);
+      const fields = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`f${i}`, { ...kinds[i % kinds.length]!, instructions: `Field ${i}.` }]));
+      const body = { ...BODY, fields };
+      await lm.rowsExact(); // its probe's pass is not the extraction's
+      const live = lm.ledger.live;
+      const widths: number[] = [];
+      const forwardRows = lm.forwardRows.bind(lm);
+      lm.forwardRows = (ids, rows) => {
+        widths.push(ids.length);
+        return forwardRows(ids, rows);
+      };
+      let together;
+      try {
+        together = await extract(lm, parseExtractionRequest(body), { prefixes: null });
+      } finally {
+        lm.forwardRows = forwardRows;
+      }
+      expect(lm.ledger.live).toBe(live);
+      expect(Math.max(...widths)).toBeLessThanOrEqual(ROWS_MAX);
+      // Fields joined the batch as rows finished: fewer steps than batches of ROWS_MAX fields, one
+      // after the other, would take (each as many as its longest value).
+      const steps = Object.keys(fields).map((k) => {
+        const t = together.traces[k]!;
+        return t.decoded.fed - t.plan.promptIds.length - (t.plan.nullPath.length > 1 ? t.plan.nullPath.length - 1 : 0);
+      });
+      let batches = 0;
+      for (let k = 0; k < steps.length; k += ROWS_MAX) batches += Math.max(...steps.slice(k, k + ROWS_MAX));
+      expect(widths.length, `${widths.join(' ')} against batches of ${ROWS_MAX}: ${steps.join(' ')}`).toBeLessThan(batches);
+      await expectEachAlone(lm, body, together.response.answers);
+    }, 180_000);
   });
 }
 

@@ -136,12 +136,10 @@ export async function decodeAlone(lm: LanguageModel, open: OpenField, signal: Ab
     const pass = await lm.forward([decoder.pending!], open.cache, 1);
     open.cache.dispose();
     open.cache = pass.cache;
-    let lp: Float64Array;
     try {
-      lp = LanguageModel.logProbsAt(pass.logits, -1);
+      decoder.feed(LanguageModel.logProbRowAt(pass.logits, -1));
     } finally {
       pass.logits.dispose();
     }
-    decoder.feed(lp);
   }
 }

@@ -11,6 +11,7 @@
  * side by side with others in batched passes (decode-rows.ts), with the same steps either way.
  */
 import type { ByteAutomaton } from './byte-automaton.ts';
+import type { LogProbs } from '../model/log-softmax.ts';
 import { allowedTokens, type Allowed } from './token-mask.ts';
 import type { TokenBytes } from './token-bytes.ts';
 
@@ -46,12 +47,12 @@ export class ValueDecoder<S> {
   }
 
   /** The first step, from the prompt's distribution. */
-  start(rootLogProbs: Float64Array): void {
+  start(rootLogProbs: LogProbs): void {
     if (!this.#stops()) this.#choose(rootLogProbs);
   }
 
-  /** The distribution after `pending`. */
-  feed(logProbs: Float64Array): void {
+  /** The distribution after `pending` (read here, before `feed` returns). */
+  feed(logProbs: LogProbs): void {
     if (this.done || this.pending === null) throw new Error('ValueDecoder.feed: no pending token');
     this.pending = null;
     this.fed += 1;
@@ -70,14 +71,14 @@ export class ValueDecoder<S> {
     return false;
   }
 
-  #choose(lp: Float64Array): void {
+  #choose(lp: LogProbs): void {
     const accepting = this.machine.accepts(this.#state);
     const allowed = this.#allowed;
     let best = -1;
     let bestLp = -Infinity;
     let total = 0;
     const consider = (id: number) => {
-      const v = lp[id]!;
+      const v = lp.at(id)!;
       total += Math.exp(v);
       if (v > bestLp || (v === bestLp && id < best)) {
         bestLp = v;

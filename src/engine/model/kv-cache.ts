@@ -17,8 +17,20 @@ export class KvCache {
     readonly length: number,
     /** Where the cache's tensors are counted (the model's ledger); caches cut from it share it. */
     readonly ledger?: TensorLedger,
+    /** Tensors whose memory `tensors` are views of (kv-rows.ts `keepRows`): disposed with this cache, after them. */
+    private readonly held: readonly Tensor[] = [],
   ) {
     ledger?.trackAll(tensors);
+  }
+
+  /**
+   * Gives up this cache's tensors (and those it holds) without disposing them: the caller owns
+   * them now and disposes them. The cache counts as disposed.
+   */
+  release(): Tensor[] {
+    if (this.#disposed) throw new Error('KvCache.release: cache already disposed');
+    this.#disposed = true;
+    return [...Object.values(this.tensors), ...this.held];
   }
 
   get disposed(): boolean {
@@ -60,6 +72,7 @@ export class KvCache {
     if (this.#disposed) return;
     this.#disposed = true;
     for (const t of Object.values(this.tensors)) t.dispose();
+    for (const t of this.held) t.dispose();
   }
 }
 

@@ -25,36 +25,54 @@ export interface CacheRows {
   positions: number[];
 }
 
-/** The caches (batch 1 each) as the rows of one batched cache; null where any tensor is not in CPU memory. The caches stay intact. */
-export function stackRows(caches: readonly KvCache[]): CacheRows | null {
-  const first = caches[0];
+/**
+ * The caches (batch 1 each) as the rows of one batched cache, after the rows of `onto` where it is
+ * given (fields joining a batch that is already decoding: decode-rows.ts); null where any tensor is
+ * not in CPU memory. The batch is as long as its longest row, and every row is aligned at its end:
+ * a row of `onto` keeps its tokens and its position, with a gap longer by what the batch grew. The
+ * caches and `onto` stay intact.
+ */
+export function stackRows(caches: readonly KvCache[], onto: CacheRows | null = null): CacheRows | null {
+  const first = onto?.cache ?? caches[0];
   if (!first) throw new Error('stackRows: no caches');
-  const length = Math.max(...caches.map((c) => c.length));
+  const before = onto?.mask.length ?? 0;
+  const length = Math.max(onto?.cache.length ?? 0, ...caches.map((c) => c.length));
   const out: Record<string, Tensor> = Object.create(null);
   for (const name of Object.keys(first.tensors)) {
+    const base = onto?.cache.tensors[name];
     const sources = caches.map((c) => c.tensors[name]!);
-    if (sources.some((t) => t.location !== 'cpu' || t.dims[0] !== 1)) {
+    if (sources.some((t) => t.location !== 'cpu' || t.dims[0] !== 1) || (base && base.location !== 'cpu')) {
       for (const made of Object.values(out)) made.dispose();
       return null;
     }
-    const [, h, , d] = sources[0]!.dims as [number, number, number, number];
-    const dst = emptyLike(sources[0]!.data as ElementArray, caches.length * h * length * d);
-    for (const [r, t] of sources.entries()) {
-      const seq = t.dims[2]!;
-      const src = t.data as ElementArray;
+    const like = (base ?? sources[0]!) as Tensor;
+    const [, h, , d] = like.dims as [number, number, number, number];
+    const dst = emptyLike(like.data as ElementArray, (before + caches.length) * h * length * d);
+    // A row of `seq` positions per head, from `src` at (row, head) to the end of the batch's row.
+    const place = (src: ElementArray, srcRow: number, seq: number, dstRow: number) => {
       for (let head = 0; head < h; head++) {
-        const to = ((r * h + head) * length + (length - seq)) * d;
-        dst.set(src.subarray(head * seq * d, (head + 1) * seq * d) as never, to);
+        const from = (srcRow * h + head) * seq * d;
+        dst.set(src.subarray(from, from + seq * d) as never, ((dstRow * h + head) * length + (length - seq)) * d);
       }
-    }
-    out[name] = new Tensor(sources[0]!.type as 'float32', dst as never, [caches.length, h, length, d]);
+    };
+    if (base) for (let r = 0; r < before; r++) place(base.data as ElementArray, r, base.dims[2]!, r);
+    for (const [r, t] of sources.entries()) place(t.data as ElementArray, 0, t.dims[2]!, before + r);
+    out[name] = new Tensor(like.type as 'float32', dst as never, [before + caches.length, h, length, d]);
   }
-  const mask = caches.map((c) => {
-    const m = new Uint8Array(length);
-    m.fill(1, length - c.length);
-    return m;
-  });
-  return { cache: new KvCache(out, length, first.ledger), mask, positions: caches.map((c) => c.length) };
+  const grown = length - (onto?.cache.length ?? 0);
+  const mask = [
+    ...(onto?.mask ?? []).map((m) => {
+      const wider = new Uint8Array(length);
+      wider.set(m, grown);
+      return wider;
+    }),
+    ...caches.map((c) => {
+      const m = new Uint8Array(length);
+      m.fill(1, length - c.length);
+      return m;
+    }),
+  ];
+  return { cache: new KvCache(out, length, first.ledger), mask, positions: [...(onto?.positions ?? []), ...caches.map((c) => c.length)] };
 }
 
 /** The rows `keep` (in that order) of a batched cache, as a new one; the given one stays intact. */
@@ -70,6 +88,37 @@ export function selectRows(rows: CacheRows, keep: readonly number[]): CacheRows 
   }
   return {
     cache: new KvCache(out, rows.cache.length, rows.cache.ledger),
+    mask: keep.map((r) => rows.mask[r]!),
+    positions: keep.map((r) => rows.positions[r]!),
+  };
+}
+
+/**
+ * The rows `keep` (ascending) of a batched cache, which this consumes (`rows.cache` must not be
+ * used or disposed again): as `selectRows`, but in place. The kept rows are moved down over the
+ * dropped ones in the tensors' own memory, and the new cache's tensors are views of its first
+ * rows, holding the old tensors until it is disposed. So dropping a finished field allocates
+ * nothing and copies only the rows after the first dropped one. A pass's outputs in onnxruntime-web's
+ * wasm memory (resident-outputs.ts) stay there, and go on to the next pass by pointer: a view
+ * starts where its tensor does.
+ */
+export function keepRows(rows: CacheRows, keep: readonly number[]): CacheRows {
+  for (let i = 1; i < keep.length; i++) if (keep[i]! <= keep[i - 1]!) throw new Error(`keepRows: rows ${keep.join(', ')} are not ascending`);
+  const { cache } = rows;
+  if (Object.values(cache.tensors).some((t) => t.location !== 'cpu')) throw new Error('keepRows: the rows are not in CPU memory');
+  const out: Record<string, Tensor> = Object.create(null);
+  for (const [name, t] of Object.entries(cache.tensors)) {
+    const [, h, seq, d] = t.dims as [number, number, number, number];
+    const data = t.data as ElementArray;
+    const stride = h * seq * d;
+    // keep[i] ≥ i, and rising: each row moves down to a slot no later row still has to be read from.
+    for (const [i, r] of keep.entries()) if (r !== i) data.copyWithin(i * stride, r * stride, (r + 1) * stride);
+    out[name] = new Tensor(t.type as 'float32', data.subarray(0, keep.length * stride) as never, [keep.length, h, seq, d]);
+  }
+  const length = cache.length;
+  const ledger = cache.ledger;
+  return {
+    cache: new KvCache(out, length, ledger, cache.release()),
     mask: keep.map((r) => rows.mask[r]!),
     positions: keep.map((r) => rows.positions[r]!),
   };

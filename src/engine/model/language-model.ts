@@ -2,7 +2,7 @@ import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@hugging
 import { emptyLike, floatsOf, type ElementArray } from '../runtime/float16.ts';
 import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
 import { stackRows, type CacheRows } from './kv-rows.ts';
-import { logSoftmax } from './log-softmax.ts';
+import { LogProbRow, logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from '../runtime/tensor-ledger.ts';
 import { contextLengthOf, encodeText, positiveInt, type TokenizerModel } from './tokenizer-model.ts';
 import { residesInWasm, wasmHeapBytes, withResidentOutputs } from '../runtime/resident-outputs.ts';
@@ -197,10 +197,19 @@ export class LanguageModel implements TokenizerModel {
 
   /** Row `row`'s log-probabilities in a [rows, 1, vocab] logits tensor (`forwardRows`). */
   static rowLogProbs(logits: Tensor, row: number): Float64Array {
+    return logSoftmax(LanguageModel.#rowLogits(logits, row));
+  }
+
+  /** Row `row`'s log-probabilities, read token by token (log-softmax.ts, `LogProbRow`): the values `rowLogProbs` gives, read before `logits` is disposed. */
+  static rowLogProbRow(logits: Tensor, row: number): LogProbRow {
+    return new LogProbRow(LanguageModel.#rowLogits(logits, row));
+  }
+
+  static #rowLogits(logits: Tensor, row: number): ArrayLike<number> {
     const vocab = logits.dims.at(-1)!;
     const count = logits.dims[0]!;
     if (row < 0 || row >= count || logits.dims.at(-2) !== 1) throw new Error(`logits row ${row} out of range (${logits.dims.join('×')})`);
-    return logSoftmax(floatsOf(logits, row * vocab, vocab));
+    return floatsOf(logits, row * vocab, vocab);
   }
 
   /**
@@ -330,6 +339,11 @@ export class LanguageModel implements TokenizerModel {
   /** Reads the log-probabilities at row `position` of a [1, n, vocab] logits tensor. */
   static logProbsAt(logits: Tensor, position: number): Float64Array {
     return logSoftmax(LanguageModel.logitsAt(logits, position));
+  }
+
+  /** The log-probabilities at row `position`, read token by token (`LogProbRow`): the values `logProbsAt` gives, read before `logits` is disposed. */
+  static logProbRowAt(logits: Tensor, position: number): LogProbRow {
+    return new LogProbRow(LanguageModel.logitsAt(logits, position));
   }
 
   /** The index of the largest logit at row `position` (the first one on ties, as `argmax` of the log-probabilities). */
