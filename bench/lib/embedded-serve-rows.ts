@@ -25,12 +25,17 @@ import { startServer } from '../../src/server/serve.ts';
 import { embeddedOptions } from '../../test/server/support/served.ts';
 import { round } from './measure.ts';
 import { loadNodeLlamaCpp } from './native-peer.ts';
+import { measureBareSession } from './bare-session-rows.ts';
 import { median } from './schema.ts';
 import { DECODE_TOKENS, freshPrompt, PROMPT_WORDS, servedSpeed } from './served-timing.ts';
 
 export interface EmbeddedServeRow {
-  /** `jev-embedded`: jev-local serve's in-process engine; `llama.cpp`: node-llama-cpp's prebuilt native build. */
-  engine: 'jev-embedded' | 'llama.cpp';
+  /**
+   * `jev-embedded`: jev-local serve's in-process engine; `llama.cpp`: node-llama-cpp's prebuilt
+   * native build; `onnxruntime-node`: the session the embedded engine creates, alone
+   * (bare-session-rows.ts: how fast this runtime steps, with no engine around it).
+   */
+  engine: 'jev-embedded' | 'llama.cpp' | 'onnxruntime-node';
   model: string;
   dtype: 'fp32' | 'q8' | 'q4';
   /** The GGUF file llama.cpp read (null for ours: the ONNX file of `dtype`). */
@@ -62,6 +67,7 @@ export async function measureEmbeddedServe(options: { root: string; reps: number
   for (const dtype of ['fp32', 'q8', 'q4'] as const) {
     for (const threads of [...new Set([1, cpus().length])]) {
       rows.push(await measureOurs(options.root, dtype, threads, options.reps, options.log));
+      rows.push(await measureBare(options.root, dtype, threads, options.reps, options.log));
       rows.push(await measureLlamaCpp(options.root, dtype, threads, options.reps, options.log));
     }
   }
@@ -109,6 +115,13 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], threa
   } finally {
     await server.close();
   }
+}
+
+async function measureBare(root: string, dtype: EmbeddedServeRow['dtype'], threads: number, reps: number, log: (...a: unknown[]) => void): Promise<EmbeddedServeRow> {
+  const times = await measureBareSession(root, EMBEDDED_MODEL, dtype, threads, reps);
+  const row: EmbeddedServeRow = { engine: 'onnxruntime-node', model: EMBEDDED_MODEL, dtype, gguf: null, threads, ...times, decision_ms: null, engine_decision_ms: null, overhead_ms: null, rss_mb: rssMb(), reps };
+  log(`  onnxruntime-node session alone ${dtype} (${threads} thread${threads === 1 ? '' : 's'}): prefill ${row.prefill_tok_s} tok/s, decode ${row.decode_tok_s} tok/s`);
+  return row;
 }
 
 async function measureLlamaCpp(root: string, dtype: EmbeddedServeRow['dtype'], threads: number, reps: number, log: (...a: unknown[]) => void): Promise<EmbeddedServeRow> {

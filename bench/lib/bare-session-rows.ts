@@ -1,0 +1,73 @@
+/**
+ * `npm run bench -- --only serve`, the bare-session rows beside the embedded ones
+ * (embedded-serve-rows.ts): onnxruntime-node alone, with no engine, no server and no tokenizer, on
+ * the graph `jev-local serve` creates (src/server/node-session-rewrites.ts: logits for the rows
+ * read, and q4's int8 projections and 8-bit head; a file above the inline bound, as the 540 MB
+ * fp32 one, from its path as exported), with the same intra-op threads. Prefill: one pass over
+ * PROMPT_TOKENS ids; decode: DECODE_TOKENS passes of one id, each feeding the cache the one before
+ * returned. So the row is the most the embedded engine could decode and prefill on this runtime:
+ * where the embedded row misses llama.cpp's, this one says how much of the miss is onnxruntime's
+ * own step and how much is the engine's.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { MAX_INLINE_REWRITE_BYTES, nodeRewrite } from '../../src/server/node-session-rewrites.ts';
+import { round } from './measure.ts';
+import { median } from './schema.ts';
+import { DECODE_TOKENS } from './served-timing.ts';
+
+/** About as many tokens as the served prompt of PROMPT_WORDS words reads. */
+export const PROMPT_TOKENS = 160;
+const FILE = { fp32: 'model.onnx', q8: 'model_quantized.onnx', q4: 'model_q4.onnx' } as const;
+
+export interface BareSessionTimes {
+  prefill_tokens: number;
+  prefill_tok_s: number;
+  decode_tokens: number;
+  decode_tok_s: number;
+}
+
+export async function measureBareSession(root: string, model: string, dtype: keyof typeof FILE, threads: number, reps: number): Promise<BareSessionTimes> {
+  const path = join(root, model, 'onnx', FILE[dtype]);
+  const rewritten = statSync(path).size <= MAX_INLINE_REWRITE_BYTES ? nodeRewrite(new Uint8Array(readFileSync(path)))?.graph : undefined;
+  const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' };
+  const session = rewritten ? await ort.InferenceSession.create(rewritten, options) : await ort.InferenceSession.create(path, options);
+  try {
+    const kv = session.inputNames.filter((n) => n.startsWith('past_key_values'));
+    const meta = new Map((session.inputMetadata as unknown as readonly { name: string; shape?: readonly (number | string)[] }[]).map((m) => [m.name, m.shape ?? []]));
+    const dims = (name: string) => meta.get(name)!.map((d) => (typeof d === 'number' ? d : 0));
+    const pass = async (ids: number[], past: Record<string, ort.Tensor>, at: number) => {
+      const total = at + ids.length;
+      const feeds: Record<string, ort.Tensor> = {
+        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (i) => BigInt(i)), [1, ids.length]),
+        attention_mask: new ort.Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
+        ...past,
+      };
+      if (session.inputNames.includes('position_ids')) feeds['position_ids'] = new ort.Tensor('int64', BigInt64Array.from(ids, (_, i) => BigInt(at + i)), [1, ids.length]);
+      if (session.inputNames.includes('num_logits_to_keep')) feeds['num_logits_to_keep'] = new ort.Tensor('int64', [1n], []);
+      const out = await session.run(feeds);
+      const next: Record<string, ort.Tensor> = {};
+      for (const name of kv) next[name] = out[name.replace('past_key_values', 'present')]!;
+      return next;
+    };
+    const empty = () => Object.fromEntries(kv.map((name) => [name, new ort.Tensor('float32', new Float32Array(0), dims(name).map((d, i) => (i === 0 ? 1 : d)))]));
+    const prefill: number[] = [];
+    const decode: number[] = [];
+    for (let rep = -1; rep < reps; rep++) {
+      const ids = Array.from({ length: PROMPT_TOKENS }, (_, i) => 100 + (((i + rep + 1) * 7919) % 5000));
+      let t = performance.now();
+      let past = await pass(ids, empty(), 0);
+      const prefillMs = performance.now() - t;
+      t = performance.now();
+      for (let k = 0; k < DECODE_TOKENS; k++) past = await pass([100 + ((k * 31) % 5000)], past, PROMPT_TOKENS + k);
+      const decodeMs = performance.now() - t;
+      if (rep < 0) continue; // warm-up
+      prefill.push(PROMPT_TOKENS / (prefillMs / 1000));
+      decode.push(DECODE_TOKENS / (decodeMs / 1000));
+    }
+    return { prefill_tokens: PROMPT_TOKENS, prefill_tok_s: round(median(prefill), 1), decode_tokens: DECODE_TOKENS, decode_tok_s: round(median(decode), 1) };
+  } finally {
+    await session.release();
+  }
+}
