@@ -25,7 +25,7 @@ import { startServer } from '../../src/server/serve.ts';
 import { embeddedOptions } from '../../test/server/support/served.ts';
 import { round } from './measure.ts';
 import { loadNodeLlamaCpp } from './native-peer.ts';
-import { measureBareSession } from './bare-session-rows.ts';
+import { measureBareSession } from './bare-session.ts';
 import { median } from './schema.ts';
 import { DECODE_TOKENS, freshPrompt, PROMPT_WORDS, servedSpeed } from './served-timing.ts';
 
@@ -33,7 +33,7 @@ export interface EmbeddedServeRow {
   /**
    * `jev-embedded`: jev-local serve's in-process engine; `llama.cpp`: node-llama-cpp's prebuilt
    * native build; `onnxruntime-node`: the session the embedded engine creates, alone
-   * (bare-session-rows.ts: how fast this runtime steps, with no engine around it).
+   * (bare-session.ts: how fast this runtime steps, in a process of its own with no engine around it).
    */
   engine: 'jev-embedded' | 'llama.cpp' | 'onnxruntime-node';
   model: string;
@@ -66,8 +66,10 @@ export async function measureEmbeddedServe(options: { root: string; reps: number
   const rows: EmbeddedServeRow[] = [];
   for (const dtype of ['fp32', 'q8', 'q4'] as const) {
     for (const threads of [...new Set([1, cpus().length])]) {
-      rows.push(await measureOurs(options.root, dtype, threads, options.reps, options.log));
-      rows.push(await measureBare(options.root, dtype, threads, options.reps, options.log));
+      const ours = await measureOurs(options.root, dtype, threads, options.reps, options.log);
+      rows.push(ours);
+      // The session alone over as many positions as the served prompt filled: a decode step's cost grows with the cache it reads and copies.
+      rows.push(await measureBare(options.root, dtype, threads, options.reps, ours.prefill_tokens, options.log));
       rows.push(await measureLlamaCpp(options.root, dtype, threads, options.reps, options.log));
     }
   }
@@ -117,8 +119,8 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], threa
   }
 }
 
-async function measureBare(root: string, dtype: EmbeddedServeRow['dtype'], threads: number, reps: number, log: (...a: unknown[]) => void): Promise<EmbeddedServeRow> {
-  const times = await measureBareSession(root, EMBEDDED_MODEL, dtype, threads, reps);
+async function measureBare(root: string, dtype: EmbeddedServeRow['dtype'], threads: number, reps: number, promptTokens: number, log: (...a: unknown[]) => void): Promise<EmbeddedServeRow> {
+  const times = await measureBareSession({ root, model: EMBEDDED_MODEL, dtype, threads, reps, promptTokens });
   const row: EmbeddedServeRow = { engine: 'onnxruntime-node', model: EMBEDDED_MODEL, dtype, gguf: null, threads, ...times, decision_ms: null, engine_decision_ms: null, overhead_ms: null, rss_mb: rssMb(), reps };
   log(`  onnxruntime-node session alone ${dtype} (${threads} thread${threads === 1 ? '' : 's'}): prefill ${row.prefill_tok_s} tok/s, decode ${row.decode_tok_s} tok/s`);
   return row;

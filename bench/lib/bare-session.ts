@@ -1,14 +1,24 @@
 /**
  * `npm run bench -- --only serve`, the bare-session rows beside the embedded ones
- * (embedded-serve-rows.ts): onnxruntime-node alone, with no engine, no server and no tokenizer, on
+ * (embedded-serve-rows.ts): onnxruntime-node alone, in a process of its own (bare-session-process.ts)
+ * with no engine, no server and no tokenizer, on
  * the graph `jev-local serve` creates (src/server/node-session-rewrites.ts: logits for the rows
  * read, and q4's int8 projections and 8-bit head; a file above the inline bound, as the 540 MB
  * fp32 one, from its path as exported), with the same intra-op threads. Prefill: one pass over
- * PROMPT_TOKENS ids; decode: DECODE_TOKENS passes of one id, each feeding the cache the one before
- * returned. So the row is the most the embedded engine could decode and prefill on this runtime:
+ * as many ids as the served prompt has; decode: DECODE_TOKENS passes of one id, each feeding the
+ * cache the one before returned. So the row is the most the embedded engine could decode and prefill on this runtime:
  * where the embedded row misses llama.cpp's, this one says how much of the miss is onnxruntime's
  * own step and how much is the engine's.
+ *
+ * Its own process, because a step's cost depends on the JavaScript heap around it: each step's
+ * `present` outputs are new buffers of the whole cache (18 MiB at q8 after 406 positions), whose
+ * memory V8 returns only by collecting, and it starts a full collection about every 64 MiB of
+ * them; a full collection marks the whole heap. Stepped inside the bench's process (the servers,
+ * llama.cpp and the results of the rows before it), the same loop decoded q8 at 2 threads at 29
+ * tok/s; alone, 44–50 (2026-12-05).
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -17,9 +27,18 @@ import { round } from './measure.ts';
 import { median } from './schema.ts';
 import { DECODE_TOKENS } from './served-timing.ts';
 
-/** About as many tokens as the served prompt of PROMPT_WORDS words reads. */
-export const PROMPT_TOKENS = 160;
 const FILE = { fp32: 'model.onnx', q8: 'model_quantized.onnx', q4: 'model_q4.onnx' } as const;
+export type BareDtype = keyof typeof FILE;
+
+/** What bare-session-process.ts is started with (its one argument, as JSON). */
+export interface BareSessionJob {
+  root: string;
+  model: string;
+  dtype: BareDtype;
+  threads: number;
+  reps: number;
+  promptTokens: number;
+}
 
 export interface BareSessionTimes {
   prefill_tokens: number;
@@ -28,7 +47,13 @@ export interface BareSessionTimes {
   decode_tok_s: number;
 }
 
-export async function measureBareSession(root: string, model: string, dtype: keyof typeof FILE, threads: number, reps: number): Promise<BareSessionTimes> {
+/**
+ * `promptTokens`: the prompt's length, the served row's (`prefill_tokens`), so that both decode
+ * over a cache of the same length: each step reads the whole cache and the graph copies it into
+ * its `present` outputs, so a step's cost grows with it (at q8, 2 threads: ~14 ms a token after
+ * 160 positions, ~21 ms after 406, 2026-12-05).
+ */
+export async function stepBareSession(root: string, model: string, dtype: BareDtype, threads: number, reps: number, promptTokens: number): Promise<BareSessionTimes> {
   const path = join(root, model, 'onnx', FILE[dtype]);
   const rewritten = statSync(path).size <= MAX_INLINE_REWRITE_BYTES ? nodeRewrite(new Uint8Array(readFileSync(path)))?.graph : undefined;
   const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' };
@@ -55,19 +80,37 @@ export async function measureBareSession(root: string, model: string, dtype: key
     const prefill: number[] = [];
     const decode: number[] = [];
     for (let rep = -1; rep < reps; rep++) {
-      const ids = Array.from({ length: PROMPT_TOKENS }, (_, i) => 100 + (((i + rep + 1) * 7919) % 5000));
+      const ids = Array.from({ length: promptTokens }, (_, i) => 100 + (((i + rep + 1) * 7919) % 5000));
       let t = performance.now();
       let past = await pass(ids, empty(), 0);
       const prefillMs = performance.now() - t;
       t = performance.now();
-      for (let k = 0; k < DECODE_TOKENS; k++) past = await pass([100 + ((k * 31) % 5000)], past, PROMPT_TOKENS + k);
+      for (let k = 0; k < DECODE_TOKENS; k++) past = await pass([100 + ((k * 31) % 5000)], past, promptTokens + k);
       const decodeMs = performance.now() - t;
       if (rep < 0) continue; // warm-up
-      prefill.push(PROMPT_TOKENS / (prefillMs / 1000));
+      prefill.push(promptTokens / (prefillMs / 1000));
       decode.push(DECODE_TOKENS / (decodeMs / 1000));
     }
-    return { prefill_tokens: PROMPT_TOKENS, prefill_tok_s: round(median(prefill), 1), decode_tokens: DECODE_TOKENS, decode_tok_s: round(median(decode), 1) };
+    return { prefill_tokens: promptTokens, prefill_tok_s: round(median(prefill), 1), decode_tokens: DECODE_TOKENS, decode_tok_s: round(median(decode), 1) };
   } finally {
     await session.release();
   }
+}
+
+/** `stepBareSession` in a new Node process (bare-session-process.ts, through tsx, as the bench runs): its times, or its error. */
+export function measureBareSession(job: BareSessionJob): Promise<BareSessionTimes> {
+  const entry = fileURLToPath(new URL('./bare-session-process.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as BareSessionTimes);
+      else reject(new Error(`the bare session's process exited with ${code}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
+    });
+  });
 }
