@@ -59,6 +59,8 @@ export interface EmbeddedServeRow {
 }
 
 export const EMBEDDED_MODEL = 'smollm2-135m-random';
+/** Decision pairs (over HTTP, then direct) per repetition of the row. */
+const DECISION_PAIRS_PER_REP = 5;
 const GGUF: Record<EmbeddedServeRow['dtype'], string> = { fp32: 'model-f32.gguf', q8: 'model-q8_0.gguf', q4: 'model-q4_0.gguf' };
 const rssMb = () => round(process.memoryUsage().rss / 2 ** 20, 0);
 
@@ -85,7 +87,9 @@ async function measureOurs(root: string, dtype: EmbeddedServeRow['dtype'], threa
     const viaHttp: number[] = [];
     const direct: number[] = [];
     const overhead: number[] = [];
-    for (let rep = 0; rep < reps + 1; rep++) {
+    // The overhead is a difference of two latencies that vary by more than it (tens of ms at q8,
+    // where a decision takes ~200 ms): paired, HTTP then direct, and many more pairs than `reps`.
+    for (let rep = 0; rep < DECISION_PAIRS_PER_REP * reps + 1; rep++) {
       let t = performance.now();
       const res = await fetch(`${server.url}/inference/jev/api/alpha/decisions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(decision) });
       if (res.status !== 200) throw new Error(`embedded bench: a decision answered ${res.status}: ${await res.text()}`);

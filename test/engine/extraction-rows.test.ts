@@ -13,7 +13,8 @@ import { parseExtractionRequest, type ExtractionAnswer } from '../../src/contrac
 import { extract } from '../../src/engine/extraction/extract.ts';
 import { ROWS_MAX } from '../../src/engine/extraction/decode-rows.ts';
 import { LanguageModel } from '../../src/engine/model/language-model.ts';
-import { keepRows, selectRows, stackRows, type CacheRows } from '../../src/engine/model/kv-rows.ts';
+import { keepRows, stackRows, type CacheRows } from '../../src/engine/model/kv-rows.ts';
+import { selectRows } from '../support/select-rows.ts';
 import { GENERATED, loadEngine, TINY } from '../support/models.ts';
 import { referenceLogProbs } from '../support/reference.ts';
 

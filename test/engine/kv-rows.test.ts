@@ -7,7 +7,8 @@
 import { Tensor } from '@huggingface/transformers';
 import { describe, expect, it } from 'vitest';
 import { KvCache } from '../../src/engine/model/kv-cache.ts';
-import { keepRows, selectRows, type CacheRows } from '../../src/engine/model/kv-rows.ts';
+import { keepRows, type CacheRows } from '../../src/engine/model/kv-rows.ts';
+import { selectRows } from '../support/select-rows.ts';
 import { TensorLedger } from '../../src/engine/runtime/tensor-ledger.ts';
 
 const [B, H, S, D] = [5, 2, 3, 4];

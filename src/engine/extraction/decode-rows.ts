@@ -112,12 +112,11 @@ async function decodeJoining(
           return;
         }
         if (joining.length > 0) {
-          const joined = stackRows(
-            joining.map((j) => j.o.cache),
-            rows,
-          );
+          const joined = stackRows(joining.map((j) => j.o.cache), rows);
           if (!joined) {
-            // Not in CPU memory: these fields, and any rows (none: rows are only ever made here), one by one.
+            // Caches outside CPU memory. Not reached: rows are decoded only where `rowsExact` said
+            // yes, which it says only for caches in CPU memory. A guard: these fields are decoded
+            // one by one, and rows already decoding, if any, go on as they are.
             for (const { i, o } of joining) {
               await decodeAlone(lm, o, signal);
               finish(i, o);
@@ -135,10 +134,7 @@ async function decodeJoining(
         continue;
       }
       signal?.throwIfAborted();
-      const pass = await lm.forwardRows(
-        live.map((l) => l.o.decoder.pending!),
-        rows,
-      );
+      const pass = await lm.forwardRows(live.map((l) => l.o.decoder.pending!), rows);
       rows.cache.dispose();
       rows = pass.rows;
       try {

@@ -75,27 +75,9 @@ export function stackRows(caches: readonly KvCache[], onto: CacheRows | null = n
   return { cache: new KvCache(out, length, first.ledger), mask, positions: [...(onto?.positions ?? []), ...caches.map((c) => c.length)] };
 }
 
-/** The rows `keep` (in that order) of a batched cache, as a new one; the given one stays intact. */
-export function selectRows(rows: CacheRows, keep: readonly number[]): CacheRows {
-  const out: Record<string, Tensor> = Object.create(null);
-  for (const [name, t] of Object.entries(rows.cache.tensors)) {
-    const [, h, seq, d] = t.dims as [number, number, number, number];
-    const src = t.data as ElementArray;
-    const stride = h * seq * d;
-    const dst = emptyLike(src, keep.length * stride);
-    for (const [i, r] of keep.entries()) dst.set(src.subarray(r * stride, (r + 1) * stride) as never, i * stride);
-    out[name] = new Tensor(t.type as 'float32', dst as never, [keep.length, h, seq, d]);
-  }
-  return {
-    cache: new KvCache(out, rows.cache.length, rows.cache.ledger),
-    mask: keep.map((r) => rows.mask[r]!),
-    positions: keep.map((r) => rows.positions[r]!),
-  };
-}
-
 /**
  * The rows `keep` (ascending) of a batched cache, which this consumes (`rows.cache` must not be
- * used or disposed again): as `selectRows`, but in place. The kept rows are moved down over the
+ * used or disposed again), as a copy of them would hold them, but in place. The kept rows are moved down over the
  * dropped ones in the tensors' own memory, and the new cache's tensors are views of its first
  * rows, holding the old tensors until it is disposed. So dropping a finished field allocates
  * nothing and copies only the rows after the first dropped one. A pass's outputs in onnxruntime-web's
