@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { nodeSessionOptionsFor } from '../../src/engine/load/node-session-options.ts';
 import { MAX_INLINE_REWRITE_BYTES, nodeRewrite } from '../../src/server/node-session-rewrites.ts';
 import { round } from './measure.ts';
 import { median } from './schema.ts';
@@ -56,7 +57,8 @@ export interface BareSessionTimes {
 export async function stepBareSession(root: string, model: string, dtype: BareDtype, threads: number, reps: number, promptTokens: number): Promise<BareSessionTimes> {
   const path = join(root, model, 'onnx', FILE[dtype]);
   const rewritten = statSync(path).size <= MAX_INLINE_REWRITE_BYTES ? nodeRewrite(new Uint8Array(readFileSync(path)))?.graph : undefined;
-  const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' };
+  // The options the served engine's session gets (runtime-env.ts), its threads not spinning between operators.
+  const options: ort.InferenceSession.SessionOptions = { ...nodeSessionOptionsFor(threads, 'cpu'), interOpNumThreads: 1, graphOptimizationLevel: 'all' };
   const session = rewritten ? await ort.InferenceSession.create(rewritten, options) : await ort.InferenceSession.create(path, options);
   try {
     const kv = session.inputNames.filter((n) => n.startsWith('past_key_values'));

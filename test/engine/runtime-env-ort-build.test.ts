@@ -46,9 +46,10 @@ describe('applyRuntimeConfig and the onnxruntime-web build', () => {
   it('without ortBase (Node), each load applies the threads it asks', async () => {
     const { mod, wasm } = await fresh();
     mod.applyRuntimeConfig({ threads: 1, localModelPath: '/m' }, undefined);
-    expect([wasm.numThreads, mod.nodeSessionOptions()]).toEqual([1, { intraOpNumThreads: 1 }]);
+    const quiet = { extra: { session: { intra_op: { allow_spinning: '0' } } } };
+    expect([wasm.numThreads, mod.nodeSessionOptions()]).toEqual([1, { intraOpNumThreads: 1, ...quiet }]);
     mod.applyRuntimeConfig({ threads: 3, localModelPath: '/m' }, undefined);
-    expect([wasm.numThreads, mod.nodeSessionOptions()]).toEqual([3, { intraOpNumThreads: 3 }]);
+    expect([wasm.numThreads, mod.nodeSessionOptions()]).toEqual([3, { intraOpNumThreads: 3, ...quiet }]);
   });
 
   it('without a choice, loads the default build of this JavaScript engine', async () => {

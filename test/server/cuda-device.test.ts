@@ -76,7 +76,8 @@ describe('--device cuda', () => {
     expect(nodeSessionOptions()).toEqual({ intraOpNumThreads: 3, executionProviders: ['cuda', 'cpu'] });
     applyRuntimeConfig({}, undefined);
     expect(nodeProvider()).toBe('cpu');
-    expect(nodeSessionOptions()).toBeUndefined();
+    // onnxruntime-node's default threads; its pool does not spin between operators (runtime-env.ts).
+    expect(nodeSessionOptions()).toEqual({ extra: { session: { intra_op: { allow_spinning: '0' } } } });
   });
 
   it('installs the CPU kernels\' rewrites for the CPU only', async () => {

@@ -5,6 +5,7 @@ import { currentHandoff } from './model-handoff.ts';
 import type { LoadTimer } from './load-timing.ts';
 import { ORT_BUILDS, type OrtBuild, type OrtBuildChoice, resolveOrtBuild } from '../runtime/ort-build.ts';
 import { fetchRuntimeFromCache } from '../runtime/runtime-fetch.ts';
+import { nodeSessionOptionsFor, type NodeSessionOptions } from './node-session-options.ts';
 
 /** transformers.js' own fetch, as it was when the engine was imported; the engine wraps it once per load. */
 const TRANSFORMERS_FETCH = env.fetch;
@@ -100,11 +101,9 @@ let askedThreads: number | null = null;
 /** The Node execution provider the last applied config asked for. */
 let askedProvider: 'cpu' | 'cuda' = 'cpu';
 
-/** onnxruntime-node's session options: the threads asked (none asked: its default, every core) and the provider. */
-export function nodeSessionOptions(): { intraOpNumThreads?: number; executionProviders?: string[] } | undefined {
-  const threads = askedThreads ? { intraOpNumThreads: askedThreads } : {};
-  if (askedProvider === 'cuda') return { ...threads, executionProviders: ['cuda', 'cpu'] };
-  return askedThreads ? threads : undefined;
+/** onnxruntime-node's session options, as `nodeSessionOptionsFor` gives them for the threads and provider the last config asked. */
+export function nodeSessionOptions(): NodeSessionOptions {
+  return nodeSessionOptionsFor(askedThreads, askedProvider);
 }
 
 /** The execution provider Node sessions are created with. */
