@@ -1,21 +1,21 @@
 /**
  * `npm run bench -- --only serve`, the bare-session rows beside the embedded ones
- * (embedded-serve-rows.ts): onnxruntime-node alone, in a process of its own (bare-session-process.ts)
- * with no engine, no server and no tokenizer, on
- * the graph `jev-local serve` creates (src/server/node-session-rewrites.ts: logits for the rows
- * read, and q4's int8 projections and 8-bit head; a file above the inline bound, as the 540 MB
- * fp32 one, from its path as exported), with the same intra-op threads. Prefill: one pass over
- * as many ids as the served prompt has; decode: DECODE_TOKENS passes of one id, each feeding the
- * cache the one before returned. So the row is the most the embedded engine could decode and prefill on this runtime:
- * where the embedded row misses llama.cpp's, this one says how much of the miss is onnxruntime's
- * own step and how much is the engine's.
+ * (embedded-serve-rows.ts): onnxruntime-node alone, in a process of its own
+ * (bare-session-process.ts) with no engine, no server and no tokenizer, on the graph `jev-local
+ * serve` creates (src/server/node-session-rewrites.ts: logits for the rows read, and q4's int8
+ * projections and 8-bit head; a file above the inline bound, as the 540 MB fp32 one, from its path
+ * as exported), with the same threads and options (src/engine/load/node-session-options.ts).
+ * Prefill: one pass over as many ids as the served prompt has; decode: DECODE_TOKENS passes of one
+ * id, each feeding the cache the one before returned. So the row is the most the embedded engine
+ * could decode and prefill on this runtime: where the embedded row misses llama.cpp's, this one
+ * says how much of the miss is onnxruntime's own step and how much is the engine's.
  *
  * Its own process, because a step's cost depends on the JavaScript heap around it: each step's
  * `present` outputs are new buffers of the whole cache (18 MiB at q8 after 406 positions), whose
  * memory V8 returns only by collecting, and it starts a full collection about every 64 MiB of
  * them; a full collection marks the whole heap. Stepped inside the bench's process (the servers,
  * llama.cpp and the results of the rows before it), the same loop decoded q8 at 2 threads at 29
- * tok/s; alone, 44–50 (2026-12-05).
+ * tok/s; alone, 44–50 (2026-12-05, onnxruntime's threads spinning then).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -51,8 +51,8 @@ export interface BareSessionTimes {
 /**
  * `promptTokens`: the prompt's length, the served row's (`prefill_tokens`), so that both decode
  * over a cache of the same length: each step reads the whole cache and the graph copies it into
- * its `present` outputs, so a step's cost grows with it (at q8, 2 threads: ~14 ms a token after
- * 160 positions, ~21 ms after 406, 2026-12-05).
+ * its `present` outputs, so a step's cost grows with it (at q8, 2 threads, spinning: ~14 ms a
+ * token after 160 positions, ~21 ms after 406, 2026-12-05).
  */
 export async function stepBareSession(root: string, model: string, dtype: BareDtype, threads: number, reps: number, promptTokens: number): Promise<BareSessionTimes> {
   const path = join(root, model, 'onnx', FILE[dtype]);
