@@ -5,6 +5,7 @@ import type { EngineDeath, EngineInstance } from '../facade/engine-supervisor.ts
 import { HANG_DEFAULTS, startWatchdog, type HangWatchdogOptions, type WatchdogHandle } from '../facade/hang-watchdog.ts';
 import type { EngineApi } from '../protocol/engine-api.ts';
 import { isSupervisionMessage, type SupervisorMessage } from '../protocol/supervision.ts';
+import { threadExecArgv } from '../engine/runtime/node-thread-argv.ts';
 
 /** What the engine's thread is started with (its `workerData`): plain data, read by embedded-engine.ts' `threadEngine`. */
 export interface EngineThreadData {
@@ -50,7 +51,9 @@ export function engineThread(data: EngineThreadData, watch: HangWatchdogOptions 
   const entry = engineThreadEntry();
   // In a checkout, tsx's loader, registered inside the thread, reads the TypeScript entry and what it imports (as the grammar thread does).
   const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  const worker = runsBuilt() ? new Worker(entry, { workerData: data, name: 'jev-engine' }) : new Worker(boot, { eval: true, workerData: data, name: 'jev-engine' });
+  const worker = runsBuilt()
+    ? new Worker(entry, { workerData: data, name: 'jev-engine', execArgv: threadExecArgv(process.execArgv) })
+    : new Worker(boot, { eval: true, workerData: data, name: 'jev-engine' });
   // The server keeps the process alive while it listens; an engine thread alone does not.
   worker.unref();
   const api = Comlink.wrap<EngineApi>(nodeEndpoint(worker)) as unknown as EngineApi;

@@ -1,7 +1,8 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED } from '../../scripts/models/roots.ts';
 
@@ -72,9 +73,22 @@ describe('the packed bin', () => {
   });
 
   it('serves the bundled model in-process once onnxruntime-node is installed: its threads are the build', async () => {
-    mkdirSync(join(dir, 'node_modules'));
-    symlinkSync(join(REPO, 'node_modules/onnxruntime-node'), join(dir, 'node_modules/onnxruntime-node'), 'dir');
-    const child = spawn(process.execPath, [join(dir, 'package/bin/jev-local.mjs'), 'serve', '--model', 'TinyStories-656K', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    await servesBundled([join(dir, 'package/bin/jev-local.mjs'), 'serve', '--model', 'TinyStories-656K', '--port', '0']);
+  });
+
+  it('serves the same from `node --input-type=module -e`: its threads start without the flag, which Node refuses in a thread started from a file', async () => {
+    const server = pathToFileURL(join(dir, 'package/dist/lib/server.js')).href;
+    const code = `const { main } = await import(${JSON.stringify(server)}); const c = await main(['serve', '--model', 'TinyStories-656K', '--port', '0']); if (c >= 0) process.exit(c);`;
+    await servesBundled(['--input-type=module', '-e', code]);
+  });
+
+  /** Starts `node ...args` in the unpacked folder, with onnxruntime-node linked there, and asks it for its models, a decision and a chat under a JSON schema (the grammar thread). */
+  async function servesBundled(args: string[]): Promise<void> {
+    if (!existsSync(join(dir, 'node_modules/onnxruntime-node'))) {
+      mkdirSync(join(dir, 'node_modules'), { recursive: true });
+      symlinkSync(join(REPO, 'node_modules/onnxruntime-node'), join(dir, 'node_modules/onnxruntime-node'), 'dir');
+    }
+    const child = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     try {
@@ -96,7 +110,7 @@ describe('the packed bin', () => {
         state: 'I was charged twice.',
         questions: { refund: { type: 'noul', instructions: 'Is a refund asked for?' } },
       });
-      expect(decision.status).toBe(200);
+      expect(decision.status, err).toBe(200);
       const noul = ((await decision.json()) as { answers: { refund: { noul: number } } }).answers.refund.noul;
       expect(noul).toBeGreaterThan(0);
       expect(noul).toBeLessThan(1);
@@ -107,10 +121,10 @@ describe('the packed bin', () => {
         messages: [{ role: 'user', content: 'Once upon a time' }],
         response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'integer' } } },
       });
-      expect(chat.status).toBe(200);
+      expect(chat.status, err).toBe(200);
       expect(((await chat.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toMatch(/^-?\d+$/);
     } finally {
       child.kill();
     }
-  });
+  }
 });
