@@ -34,7 +34,7 @@ export default defineConfig({
     // an app's start-up, and the worker's script (0.9 MB minified, 1.9 MB not) is parsed in full on
     // every visit (docs/benchmarks.md, "What a new renderer still compiles").
     minify: true,
-    // The bench page, a tab of the library's client and a tab without it (the `tabs` rows), an app's start-up (the `load_visits` rows) and wllama's in its place.
+    // The bench page, a tab of the library's client and a tab without it (the `tabs` rows), an app's start-up (the `load_visits` rows), and wllama's and transformers.js' pipeline's in its place.
     rollupOptions: {
       input: {
         main: resolve(import.meta.dirname, 'page/index.html'),
@@ -42,6 +42,7 @@ export default defineConfig({
         blank: resolve(import.meta.dirname, 'page/blank.html'),
         load: resolve(import.meta.dirname, 'page/load.html'),
         'wllama-load': resolve(import.meta.dirname, 'page/wllama-load.html'),
+        'pipeline-load': resolve(import.meta.dirname, 'page/pipeline-load.html'),
       },
     },
   },

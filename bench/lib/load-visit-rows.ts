@@ -2,7 +2,7 @@
  * The `load_visits` rows (`npm run bench -- --only load`; docs/benchmarks.md, "Where a load goes"):
  * an app's page (bench/page/load.html) that makes the library's client at start-up, timed from
  * `createClient()` to ready and to its first answer (one decision), with the engine's breakdown
- * (`status().lastLoad`) and the renderers' peak resident memory while it loads. Each model and
+ * (`status().lastLoad`) and the renderers' peak resident memory until ready and until that answer. Each model and
  * dtype gets a fresh persistent profile (Playwright's `launchPersistentContext`, so that the
  * browser's HTTP, Cache API and V8 code caches are what a real user's are): its first visit reads
  * every file from the mirror, then the page is opened again `returns` times in the same tab, each a
@@ -11,7 +11,9 @@
  * before, docs/benchmarks.md).
  * Beside each, llama.cpp in the app's place (wllama, bench/page/wllama-load.ts) on the GGUF of the
  * same weights, through wllama's own model cache, in a profile of its own: the peer the issue's
- * targets are set against.
+ * targets are set against. And transformers.js' own `text-generation` pipeline, made in a worker
+ * at start-up on the same ONNX file (bench/page/pipeline-load.ts), through its own browser cache,
+ * also in a profile of its own: what an app gets from the library the engine is built on.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,7 +32,7 @@ export interface LoadVisitPlan {
   dtypes: string[];
   /** Return visits after the first. */
   returns: number;
-  /** wllama's visits of the same weights beside the engine's (`--no-peers` leaves them out). */
+  /** wllama's and the transformers.js pipeline's visits of the same weights beside the engine's (`--no-peers` leaves them out). */
   peers: boolean;
   /** Threads for both (`--threads N`: the client's `threads` option, wllama's `n_threads`); null: the engine's default (one per core), and wllama as many. */
   threads: number | null;
@@ -45,20 +47,28 @@ interface PageReport {
   crossOriginIsolated: boolean;
 }
 
-/** Opens the page and waits for its first answer, sampling the renderers' resident memory meanwhile. */
-async function visit(page: Page, url: string, profile: string): Promise<{ report: PageReport; peak: number | null }> {
-  let peak: number | null = null;
+/**
+ * Opens the page and waits for its first answer, sampling the renderers' resident memory every
+ * 100 ms meanwhile: the highest sample of the whole visit (`peak`), and the highest taken before
+ * the page was ready (`loadPeak`: samples timed from the navigation's start, against the page's
+ * `navigationMs + readyMs` on its own clock, which starts with that navigation).
+ */
+async function visit(page: Page, url: string, profile: string): Promise<{ report: PageReport; peak: number | null; loadPeak: number | null }> {
+  const samples: { at: number; rss: number }[] = [];
+  let t0 = performance.now();
   const sample = () => {
     const rss = browserTree(profile).filter((p) => p.type === 'renderer').reduce((s, p) => s + p.rss, 0);
-    if (rss > 0) peak = Math.max(peak ?? 0, rss);
+    if (rss > 0) samples.push({ at: performance.now() - t0, rss });
   };
   const timer = setInterval(sample, 100);
   try {
+    t0 = performance.now();
     await page.goto(url);
     await page.waitForFunction(() => (window as unknown as { jevLoad?: unknown }).jevLoad);
     const report = await page.evaluate(() => (window as unknown as { jevLoad: Promise<PageReport> }).jevLoad);
     sample();
-    return { report, peak };
+    const highest = (xs: { rss: number }[]) => (xs.length ? Math.max(...xs.map((x) => x.rss)) : null);
+    return { report, peak: highest(samples), loadPeak: highest(samples.filter((x) => x.at <= report.navigationMs + report.readyMs)) };
   } finally {
     clearInterval(timer);
   }
@@ -103,6 +113,8 @@ async function startTrace(ctx: BrowserContext, page: Page): Promise<() => Promis
   };
 }
 
+const mibOf = (bytes: number | null) => (bytes === null ? '?' : String(Math.round(bytes / 2 ** 20)));
+
 /** How long the tab stays on `about:blank` before a fresh visit. */
 const FRESH_AFTER_MS = 2000;
 
@@ -125,7 +137,7 @@ async function profileVisits(url: string, returns: number, label: string, log: (
       // A local investigation (unset in CI): the browser's trace of the last visit of one kind.
       const traced = TRACE && TRACE.kind === kind && i === (kind === 'fresh' ? 2 * returns : kind === 'return' ? returns : 0);
       const tracing = traced ? await startTrace(ctx, page) : null;
-      const { report, peak } = await visit(page, url, profile);
+      const { report, peak, loadPeak } = await visit(page, url, profile);
       if (tracing) writeFileSync(`${TRACE!.file}.${label.replace(/[^\w.-]+/g, '-')}.${kind}.json`, JSON.stringify(await tracing()));
       facts = report;
       const v: LoadVisit = {
@@ -135,10 +147,11 @@ async function profileVisits(url: string, returns: number, label: string, log: (
         first_answer_ms: report.answerMs,
         navigation_ms: report.navigationMs,
         peak_renderers_rss_bytes: peak,
+        load_peak_renderers_rss_bytes: loadPeak,
         last_load: report.lastLoad,
       };
       visits.push(v);
-      log(`load ${label} ${v.visit} visit: ready ${Math.round(v.ready_ms)} ms, first answer ${Math.round(v.first_answer_ms)} ms, peak ${peak === null ? '?' : Math.round(peak / 2 ** 20)} MiB`);
+      log(`load ${label} ${v.visit} visit: ready ${Math.round(v.ready_ms)} ms, first answer ${Math.round(v.first_answer_ms)} ms, peak ${mibOf(loadPeak)} MiB to ready, ${mibOf(peak)} MiB to the answer`);
     }
     return { visits, facts };
   } finally {
@@ -148,8 +161,9 @@ async function profileVisits(url: string, returns: number, label: string, log: (
 }
 
 /**
- * Per dtype: the engine's visits (its own profile), then wllama's on the GGUF of the same weights
- * where the model has one and the plan asks for peers (a profile of its own, the same threads), each a row.
+ * Per dtype: the engine's visits (its own profile), then, where the plan asks for peers, wllama's on
+ * the GGUF of the same weights where the model has one, and the transformers.js pipeline's on the
+ * same ONNX file (each in a profile of its own, with the engine's threads), each a row.
  */
 export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirror: ModelHost, log: (...a: unknown[]) => void): Promise<LoadVisitResult[]> {
   const rows: LoadVisitResult[] = [];
@@ -176,12 +190,18 @@ export async function measureLoadVisits(plan: LoadVisitPlan, site: string, mirro
     const url = `${site}/load.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${dtype}${plan.threads ? `&threads=${plan.threads}` : ''}`;
     const engine = await profileVisits(url, plan.returns, `${plan.model} ${dtype}`, log);
     rows.push(row('engine', dtype, engine.visits, engine.facts, start));
-    const gguf = plan.peers ? ggufOnMirror(plan.model, dtype, mirror) : null;
-    if (!gguf) continue;
-    start = loadavg()[0]!;
+    if (!plan.peers) continue;
     const threads = engine.facts?.threads ?? 0;
-    const peer = await profileVisits(`${site}/wllama-load.html?url=${encodeURIComponent(gguf)}&threads=${threads}`, plan.returns, `${plan.model} ${dtype} wllama`, log);
-    rows.push(row('wllama', dtype, peer.visits, peer.facts, start));
+    const gguf = ggufOnMirror(plan.model, dtype, mirror);
+    if (gguf) {
+      start = loadavg()[0]!;
+      const peer = await profileVisits(`${site}/wllama-load.html?url=${encodeURIComponent(gguf)}&threads=${threads}`, plan.returns, `${plan.model} ${dtype} wllama`, log);
+      rows.push(row('wllama', dtype, peer.visits, peer.facts, start));
+    }
+    start = loadavg()[0]!;
+    const pipelineUrl = `${site}/pipeline-load.html?model=${encodeURIComponent(plan.model)}&host=${encodeURIComponent(mirror.url)}&dtype=${dtype}&threads=${threads}`;
+    const pipe = await profileVisits(pipelineUrl, plan.returns, `${plan.model} ${dtype} pipeline`, log);
+    rows.push(row('pipeline', dtype, pipe.visits, pipe.facts, start));
   }
   return rows;
 }

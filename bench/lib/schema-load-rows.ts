@@ -19,13 +19,19 @@ export interface LoadVisit {
   navigation_ms: number;
   /** The sum of the renderers' resident sets, highest while the visit loaded and answered (sampled every 100 ms). */
   peak_renderers_rss_bytes: number | null;
-  /** The engine's own account (`status().lastLoad`); null for wllama. */
+  /** The same, highest until the page was ready (the load itself, without its first answer; since 2026-12-05: absent before). */
+  load_peak_renderers_rss_bytes?: number | null;
+  /** The engine's own account (`status().lastLoad`); null for the peers. */
   last_load: LastLoad | null;
 }
 
 export interface LoadVisitResult {
-  /** `engine`: the library's client (bench/page/load.ts); `wllama`: llama.cpp in the same place (bench/page/wllama-load.ts), on the GGUF of the same weights. */
-  runtime: 'engine' | 'wllama';
+  /**
+   * `engine`: the library's client (bench/page/load.ts); `wllama`: llama.cpp in the same place
+   * (bench/page/wllama-load.ts), on the GGUF of the same weights; `pipeline`: transformers.js'
+   * `text-generation` pipeline in a worker (bench/page/pipeline-load.ts), on the same ONNX file.
+   */
+  runtime: 'engine' | 'wllama' | 'pipeline';
   model: string;
   device: 'wasm';
   dtype: string;

@@ -149,16 +149,19 @@ describe('bench report writers', () => {
     expect(target({ ...pc, repeat_ms: 1500 })).toMatchObject({ value: 0.8, met: false });
   });
 
-  it('hold each kind of return visit to wllama (time to ready ≤ 1.0×, peak ≤ 1.1×), q4 to 1.5 s and TinyStories to 0.5 s', () => {
-    const visit = (kind: LoadVisit['visit'], ready: number, peak: number | null): LoadVisit => ({ visit: kind, index: 0, ready_ms: ready, first_answer_ms: ready + 100, navigation_ms: 50, peak_renderers_rss_bytes: peak, last_load: null });
+  it('hold each kind of return visit to wllama (time to ready ≤ 1.0×, peak until ready ≤ 1.1×), q4 to 1.5 s and TinyStories to 0.5 s', () => {
+    const visit = (kind: LoadVisit['visit'], ready: number, peak: number | null, loadPeak?: number): LoadVisit => ({
+      visit: kind, index: 0, ready_ms: ready, first_answer_ms: ready + 100, navigation_ms: 50, peak_renderers_rss_bytes: peak, ...(loadPeak === undefined ? {} : { load_peak_renderers_rss_bytes: loadPeak }), last_load: null,
+    });
     const row = (runtime: LoadVisitResult['runtime'], model: string, dtype: string, visits: LoadVisit[], threads = 2): LoadVisitResult => ({
       runtime, model, device: 'wasm', dtype, threads, cross_origin_isolated: true, visits, return_ready_ms: null, fresh_ready_ms: null, load_average: { start: 1, end: 1 },
     });
     const MiB = 2 ** 20;
     const load_visits = [
       // reloads: medians 2,000 vs 1,600 ms; fresh: 1,400 vs 1,600 ms (the first visit counts in neither)
-      row('engine', SMOL, 'q4', [visit('first', 9000, 5000 * MiB), visit('return', 2000, 1100 * MiB), visit('return', 3000, 1000 * MiB), visit('return', 1000, null), visit('fresh', 1400, 800 * MiB)]),
-      row('wllama', SMOL, 'q4', [visit('first', 5000, 100 * MiB), visit('return', 1600, 1000 * MiB), visit('fresh', 1600, 800 * MiB)]),
+      // Fresh visits' peaks until ready (800 vs 800 MiB) are the load's, not the whole visit's (2,000 MiB with its first answer); reloads' rows have only the whole visit's.
+      row('engine', SMOL, 'q4', [visit('first', 9000, 5000 * MiB), visit('return', 2000, 1100 * MiB), visit('return', 3000, 1000 * MiB), visit('return', 1000, null), visit('fresh', 1400, 2000 * MiB, 800 * MiB)]),
+      row('wllama', SMOL, 'q4', [visit('first', 5000, 100 * MiB), visit('return', 1600, 1000 * MiB), visit('fresh', 1600, 900 * MiB, 800 * MiB)]),
       row('engine', 'TinyStories-656K', 'fp32', [visit('return', 450, 500 * MiB)]),
       // At 1 thread, against wllama's 1-thread row only (its 2-thread row above is not this one's peer).
       row('engine', SMOL, 'q8', [visit('return', 1200, 700 * MiB)], 1),
@@ -169,8 +172,9 @@ describe('bench report writers', () => {
     const find = (prefix: string) => targets.find((t) => t.name.startsWith(prefix))!;
     expect(find(`load ${SMOL} q4, 2 threads, reloads: time to ready ≤ 1.0×`)).toMatchObject({ value: 1.25, threshold: 1, met: false });
     expect(find(`load ${SMOL} q4, 2 threads, fresh visits: time to ready ≤ 1.0×`)).toMatchObject({ value: 0.875, met: true });
-    expect(find(`load ${SMOL} q4, 2 threads, reloads: renderers' peak ≤ 1.1×`)).toMatchObject({ value: 1.1, met: true });
-    expect(find(`load ${SMOL} q4, 2 threads, fresh visits: renderers' peak`)).toMatchObject({ value: 1, met: true });
+    expect(find(`load ${SMOL} q4, 2 threads, reloads: renderers' peak until ready ≤ 1.1×`)).toMatchObject({ value: 1.1, met: true });
+    expect(find(`load ${SMOL} q4, 2 threads, fresh visits: renderers' peak until ready`)).toMatchObject({ value: 1, met: true });
+    expect(find(`load ${SMOL} q4, 2 threads, fresh visits: renderers' peak until ready`).detail).toContain('to the first answer 2000 MiB vs 900 MiB');
     expect(find(`load ${SMOL} q4, 2 threads, reloads: time to ready ≤ 1.50 s`)).toMatchObject({ value: 2000, threshold: 1500, met: false });
     expect(find(`load ${SMOL} q4, 2 threads, fresh visits: time to ready ≤ 1.50 s`)).toMatchObject({ value: 1400, met: true });
     expect(find('load TinyStories-656K fp32, 2 threads, reloads: time to ready ≤ 500 ms')).toMatchObject({ value: 450, met: true });
