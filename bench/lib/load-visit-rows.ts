@@ -55,14 +55,13 @@ interface PageReport {
  */
 async function visit(page: Page, url: string, profile: string): Promise<{ report: PageReport; peak: number | null; loadPeak: number | null }> {
   const samples: { at: number; rss: number }[] = [];
-  let t0 = performance.now();
+  const t0 = performance.now();
   const sample = () => {
     const rss = browserTree(profile).filter((p) => p.type === 'renderer').reduce((s, p) => s + p.rss, 0);
     if (rss > 0) samples.push({ at: performance.now() - t0, rss });
   };
   const timer = setInterval(sample, 100);
   try {
-    t0 = performance.now();
     await page.goto(url);
     await page.waitForFunction(() => (window as unknown as { jevLoad?: unknown }).jevLoad);
     const report = await page.evaluate(() => (window as unknown as { jevLoad: Promise<PageReport> }).jevLoad);

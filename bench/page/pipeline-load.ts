@@ -7,9 +7,8 @@
  * state), with `performance.now()` here as each message arrives. Exposed as `window.jevLoad`, a
  * promise, as bench/page/load.ts does.
  */
+import { PEER_STATE } from './peer-state.ts';
 import type { PipelineReply, PipelineRequest } from './pipeline-load.worker.ts';
-
-const STATE = 'The parcel arrived two weeks late and the box was crushed. Was it late?';
 
 const q = new URLSearchParams(location.search);
 const navigationMs = performance.now();
@@ -21,7 +20,7 @@ const request: PipelineRequest = {
   dtype: q.get('dtype') ?? 'fp32',
   threads: Number(q.get('threads')) || navigator.hardwareConcurrency,
   ortBase: new URL('/ort/', location.origin).href,
-  state: STATE,
+  state: PEER_STATE,
 };
 
 (window as unknown as { jevLoad: Promise<unknown> }).jevLoad = new Promise((resolve, reject) => {

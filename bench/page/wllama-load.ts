@@ -7,8 +7,7 @@
  * `performance.now()`. Exposed as `window.jevLoad`, a promise, as bench/page/load.ts does.
  */
 import { LogLevel, Wllama } from '@wllama/wllama/esm/index.js';
-
-const STATE = 'The parcel arrived two weeks late and the box was crushed. Was it late?';
+import { PEER_STATE } from './peer-state.ts';
 
 const q = new URLSearchParams(location.search);
 const navigationMs = performance.now();
@@ -27,7 +26,7 @@ const wllama = new Wllama({ default: new URL('/wllama/wllama.wasm', location.hre
     warmup: true,
   });
   const readyMs = performance.now() - start;
-  await wllama.createCompletion({ prompt: STATE, max_tokens: 1, temperature: 0, stream: false } as never);
+  await wllama.createCompletion({ prompt: PEER_STATE, max_tokens: 1, temperature: 0, stream: false } as never);
   const answerMs = performance.now() - start;
   return { navigationMs, readyMs, answerMs, lastLoad: null, threads: wllama.getNumThreads(), crossOriginIsolated };
 })();

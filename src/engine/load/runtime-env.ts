@@ -3,7 +3,7 @@ import type { IntegrityCache } from './storage/integrity-cache.ts';
 import { modelFetch } from './model-fetch.ts';
 import { currentHandoff } from './model-handoff.ts';
 import type { LoadTimer } from './load-timing.ts';
-import { ORT_BUILDS, type OrtBuild, type OrtBuildChoice, resolveOrtBuild } from '../runtime/ort-build.ts';
+import { type OrtBuild, type OrtBuildChoice, ortWasmPaths, resolveOrtBuild } from '../runtime/ort-build.ts';
 import { fetchRuntimeFromCache } from '../runtime/runtime-fetch.ts';
 import { nodeSessionOptionsFor, type NodeSessionOptions } from './node-session-options.ts';
 
@@ -80,10 +80,8 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
       // Import onnxruntime's factory from its own URL rather than a blob: copy, so that a strict
       // Content-Security-Policy (script-src 'self') holds; offline, the service worker serves it.
       env.useWasmCache = false;
-      const base = config.ortBase.endsWith('/') ? config.ortBase : `${config.ortBase}/`;
       pinnedBuild ??= resolveOrtBuild(config.ortBuild);
-      const files = ORT_BUILDS[pinnedBuild];
-      wasm.wasmPaths = { mjs: `${base}${files.mjs}`, wasm: `${base}${files.wasm}` };
+      wasm.wasmPaths = ortWasmPaths(config.ortBase, pinnedBuild);
       // In a browser: its wasm compiled from the browser's stored copy, with the machine code kept from the last time (runtime-fetch.ts).
       if (inBrowser()) fetchRuntimeFromCache();
     }

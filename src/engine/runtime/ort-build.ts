@@ -49,6 +49,12 @@ export const ORT_BUILDS = {
 
 export type OrtBuild = keyof typeof ORT_BUILDS;
 
+/** onnxruntime-web's `wasmPaths` for `build`'s files shipped under `base` (a folder's URL, with or without its last `/`). */
+export function ortWasmPaths(base: string, build: OrtBuild): { mjs: string; wasm: string } {
+  const folder = base.endsWith('/') ? base : `${base}/`;
+  return { mjs: `${folder}${ORT_BUILDS[build].mjs}`, wasm: `${folder}${ORT_BUILDS[build].wasm}` };
+}
+
 /** Every file of every build: what is shipped under `ort/`. */
 export const ORT_FILE_NAMES: readonly string[] = Object.values(ORT_BUILDS).flatMap((b) => [b.mjs, b.wasm]);
 
