@@ -83,10 +83,13 @@ test('a whole session sends requests only to the origin and the model host', asy
   expect([...origins].filter((o) => o !== page_ && o !== MIRROR && o !== 'null')).toEqual([]);
   expect(seen.some((u) => u.startsWith(MIRROR))).toBe(true);
   expect(seen.some((u) => u.includes('/ort/ort-wasm'))).toBe(true);
-  // onnxruntime-web's JSPI build where this browser has JSPI, else asyncify; the other is never fetched, not even by the precache.
+  // onnxruntime-web's builds this browser runs: the wasm-only one (this page's wasm load) and, for WebGPU
+  // loads, JSPI where this browser has it, else asyncify (both precached, for offline use on either
+  // device); the third is never fetched, not even by the precache.
   const jspi = await page.evaluate(() => typeof (WebAssembly as { Suspending?: unknown }).Suspending === 'function');
-  const [used, other] = jspi ? ['jspi', 'asyncify'] : ['asyncify', 'jspi'];
-  expect(seen.some((u) => u.includes(`/ort/${ORT_BUILDS[used as OrtBuild].wasm}`))).toBe(true);
+  const [gpu, other] = jspi ? ['jspi', 'asyncify'] : ['asyncify', 'jspi'];
+  expect(await page.evaluate(() => (window as any).jev.status().then((s: { ortBuild?: string }) => s.ortBuild))).toBe('cpu');
+  for (const used of ['cpu', gpu] as OrtBuild[]) expect(seen.some((u) => u.includes(`/ort/${ORT_BUILDS[used].wasm}`)), used).toBe(true);
   expect(seen.filter((u) => u.includes(`/ort/ort-wasm-simd-threaded.${other}.`))).toEqual([]);
 });
 

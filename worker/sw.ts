@@ -12,7 +12,7 @@ import { routeBundledFiles } from './bundled-files.ts';
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
 
 installServiceWorkerRelay(self);
-// Of onnxruntime-web's builds, only the one this browser runs (ort-build.ts): the other is never fetched.
+// Of onnxruntime-web's builds, only those this browser runs (ort-build.ts: the wasm-only one for wasm loads, its WebGPU one); the third is never fetched.
 precacheAndRoute(self.__WB_MANIFEST.filter((entry) => !isOtherBuildFile(typeof entry === 'string' ? entry : entry.url)));
 // The bundled model's files, GET and HEAD, from the precache (bundled-files.ts): it loads offline from the first visit.
 routeBundledFiles(self.registration.scope);

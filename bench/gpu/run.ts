@@ -29,7 +29,7 @@ import type { ChatCompletionChunk, DecisionResponse, Question } from '../../src/
 import { env } from '@huggingface/transformers';
 import * as ortWeb from 'onnxruntime-web/webgpu';
 import { Engine } from '../../src/engine/engine.ts';
-import { ortBuild } from '../../src/engine/runtime/ort-build.ts';
+import { webGpuOrtBuild } from '../../src/engine/runtime/ort-build.ts';
 import type { DeviceChoice, DtypeChoice } from '../../src/protocol/engine-api.ts';
 import { proseOfTokens, questionPool } from '../page/texts.ts';
 import { gpuRowsMarkdown, median, type GpuRow, type GpuRun } from './report.ts';
@@ -188,7 +188,8 @@ const run: GpuRun = {
   date: new Date().toISOString(),
   machine: `${cpus()[0]?.model?.trim() ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
   node: process.version,
-  ort_build: ortBuild(),
+  // The WebGPU build: the rows run WebGPU first, and onnxruntime keeps its first load's build for the process (ort-build.ts).
+  ort_build: webGpuOrtBuild(),
   dawn: nodeWebGpu.dawn,
   webgpu_error: adapter ? null : (nodeWebGpu.error ?? 'no WebGPU adapter'),
   adapter,

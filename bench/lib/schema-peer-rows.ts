@@ -85,7 +85,7 @@ export interface SideMemory {
 }
 
 /** onnxruntime-web's wasm builds (src/engine/runtime/ort-build.ts). */
-export type OrtBuildName = 'jspi' | 'asyncify';
+export type OrtBuildName = 'cpu' | 'jspi' | 'asyncify';
 
 /** One build's side of a row: medians over the repetitions, and every repetition. */
 export interface OrtBuildSide {

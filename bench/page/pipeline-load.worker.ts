@@ -6,7 +6,7 @@
  * transformers.js' browser cache (the Cache API), which is what a return visit reads.
  */
 import { env, pipeline } from '@huggingface/transformers';
-import { ortBuild, ortWasmPaths } from '../../src/engine/runtime/ort-build.ts';
+import { ortWasmPaths, resolveOrtBuild } from '../../src/engine/runtime/ort-build.ts';
 
 export interface PipelineRequest {
   model: string;
@@ -26,7 +26,7 @@ self.onmessage = async ({ data }: MessageEvent<PipelineRequest>) => {
     env.remoteHost = data.host.endsWith('/') ? data.host : `${data.host}/`;
     env.remotePathTemplate = '{model}/resolve/{revision}/';
     const wasm = env.backends.onnx!.wasm!;
-    wasm.wasmPaths = ortWasmPaths(data.ortBase, ortBuild());
+    wasm.wasmPaths = ortWasmPaths(data.ortBase, resolveOrtBuild('auto', 'wasm')); // the build the engine's wasm load runs
     wasm.numThreads = data.threads;
     const generator = await pipeline('text-generation', data.model, { dtype: data.dtype as 'fp32', device: 'wasm' });
     reply({ kind: 'ready' });

@@ -1,4 +1,4 @@
-import type { DeviceChoice, DtypeChoice, LoadEvent } from '../protocol/engine-api.ts';
+import type { DeviceChoice, DtypeChoice, LoadEvent, OrtBuildName } from '../protocol/engine-api.ts';
 import { installErrorTransfer } from '../protocol/comlink-errors.ts';
 import { EngineSupervisor, type RestartEvent } from '../facade/engine-supervisor.ts';
 import { supervisedBinding } from '../facade/supervised-binding.ts';
@@ -68,11 +68,12 @@ export interface ClientOptions {
    */
   quantizeHead?: boolean;
   /**
-   * onnxruntime-web's wasm build: `jspi`, `asyncify`, or `auto` (default: the build measured faster
-   * where the browser runs both; docs/threads.md). For measuring one against the other; a worker
-   * keeps the build its first load chose.
+   * onnxruntime-web's wasm build: `cpu` (wasm only), `jspi`, `asyncify`, or `auto` (default: the
+   * device's measured default, `cpu` on wasm and JSPI on WebGPU where the browser has it;
+   * docs/threads.md). For measuring one against another; a worker keeps the build its first load
+   * chose (a `cpu` worker asked for WebGPU later is replaced by a fresh one).
    */
-  ortBuild?: 'jspi' | 'asyncify' | 'auto';
+  ortBuild?: OrtBuildName | 'auto';
   /**
    * onnxruntime-web's wasm threads, a whole number from 1 to 256 (default: one per core where the
    * page is cross-origin isolated, else 1; docs/threads.md). The engine's worker keeps the count its

@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk } from '../contract/index.ts';
 import { JevError } from '../contract/index.ts';
-import type { CallHandle, DebugAction, DeviceChoice, EngineApi, EngineStatus, LoadEvent, LoadOptions } from '../protocol/engine-api.ts';
+import { RUNTIME_BUILD_REASON, type CallHandle, type DebugAction, type DeviceChoice, type EngineApi, type EngineStatus, type LoadEvent, type LoadOptions } from '../protocol/engine-api.ts';
 
 /** How an engine instance died. */
 export type EngineDeath =
@@ -79,12 +79,20 @@ export class EngineSupervisor {
         const mine = ++this.#loads;
         this.#last = { options, onEvent };
         let attempt = this.#guard((api) => api.load(this.#effective(options), onEvent));
+        let renewed = false;
         for (;;) {
           try {
             const status = await attempt;
             this.#failuresInARow = 0;
             return status;
           } catch (e) {
+            // Its worker's onnxruntime build cannot run the device this load resolved (the
+            // wasm-only build, asked for WebGPU): a fresh worker can, once.
+            if (!renewed && needsOtherRuntime(e) && this.#loads === mine && !this.#terminated) {
+              renewed = true;
+              attempt = this.#renew(this.#effective(options), onEvent);
+              continue;
+            }
             // The worker died while loading: the restart reloads these same options, and its
             // outcome is this load's (unless a later load superseded it).
             if (!diedUnder(e) || this.#loads !== mine || !this.#reloading) throw e;
@@ -204,6 +212,23 @@ export class EngineSupervisor {
     for (const reject of pending ?? []) reject(error);
   }
 
+  /**
+   * Replaces the live instance with a fresh one and loads `options` there: not a death (no restart
+   * is counted or reported). The calls the old instance held reject with `engine_unavailable`;
+   * calls made meanwhile wait for this load.
+   */
+  #renew(options: LoadOptions, onEvent: ((e: LoadEvent) => void) | undefined): Promise<EngineStatus> {
+    this.#retire(this.#instance, unavailable('The engine moved to a new worker to load on another device; send the request again.'));
+    const next = this.#start();
+    this.#instance = next;
+    const loading = this.#within(next, next.api.load(options, onEvent));
+    this.#ready = loading.then(
+      () => undefined,
+      () => undefined,
+    );
+    return loading;
+  }
+
   #effective(options: LoadOptions): LoadOptions {
     return this.#avoidWebGpu && options.device === 'auto' ? { ...options, device: 'wasm' } : options;
   }
@@ -252,6 +277,11 @@ export class EngineSupervisor {
     ) : Promise.resolve();
     this.#onRestart?.({ restarts: this.#restarts, death, device: reload?.options.device ?? null });
   }
+}
+
+/** Whether a load failed because its worker's onnxruntime build cannot run the device it resolved (runtime-env.ts `pinRuntimeBuild`). */
+function needsOtherRuntime(e: unknown): boolean {
+  return JevError.is(e) && e.code === 'engine_unavailable' && e.details?.['reason'] === RUNTIME_BUILD_REASON;
 }
 
 /** Whether a call failed because the instance serving it died. */

@@ -4,6 +4,15 @@ import type { ModelStorageStatus } from './storage-status.ts';
 export type { ModelStorageStatus };
 
 export type DeviceChoice = 'webgpu' | 'wasm' | 'auto';
+/** onnxruntime-web's wasm builds the engine ships (src/engine/runtime/ort-build.ts). */
+export type OrtBuildName = 'cpu' | 'jspi' | 'asyncify';
+
+/**
+ * `details.reason` of the `engine_unavailable` a load fails with where its worker's onnxruntime
+ * build cannot run the device it resolved (the wasm-only build, asked for WebGPU): the supervisor
+ * loads it again in a fresh worker (facade/engine-supervisor.ts).
+ */
+export const RUNTIME_BUILD_REASON = 'runtime_build';
 export type DtypeChoice = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16' | 'auto';
 
 /** What to load: a model id under a host laid out like the Hugging Face hub. */
@@ -21,11 +30,13 @@ export interface LoadOptions {
    */
   quantizeHead?: boolean | undefined;
   /**
-   * onnxruntime-web's wasm build (src/engine/runtime/ort-build.ts): `jspi`, `asyncify`, or `auto`
-   * (unset) for the build measured faster where both run. The first load of a worker fixes it:
-   * onnxruntime cannot switch builds afterwards. JSPI where the browser lacks it loads asyncify.
+   * onnxruntime-web's wasm build (src/engine/runtime/ort-build.ts): `cpu` (the wasm-only build),
+   * `jspi`, `asyncify`, or `auto` (unset) for the device's measured default: `cpu` on wasm, JSPI on
+   * WebGPU where the browser has it. The first load of a worker fixes it: onnxruntime cannot switch
+   * builds afterwards (a `cpu` engine asked for WebGPU later is replaced by a fresh worker). JSPI
+   * where the browser lacks it loads asyncify; `cpu` on WebGPU loads the WebGPU build.
    */
-  ortBuild?: 'jspi' | 'asyncify' | 'auto' | undefined;
+  ortBuild?: OrtBuildName | 'auto' | undefined;
   /**
    * onnxruntime-web's wasm threads (a whole number from 1 to 256). Unset: one per core where the
    * page is cross-origin isolated, else 1 (docs/threads.md). The first load of a worker fixes it:
@@ -77,7 +88,7 @@ export interface EngineStatus {
    */
   tiedHead?: number;
   /** The onnxruntime-web build the engine's worker loaded (LoadOptions.ortBuild); absent before a load and in Node. */
-  ortBuild?: 'jspi' | 'asyncify';
+  ortBuild?: OrtBuildName;
   /** Tokens the model has read and forward passes run since it loaded: prefill work made observable. */
   counters: {
     tokensFed: number;

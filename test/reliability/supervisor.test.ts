@@ -13,7 +13,7 @@ import { clientForEngine } from '../../src/client/client-for-engine.ts';
 import { EngineSupervisor, type EngineDeath, type EngineInstance, type RestartEvent } from '../../src/facade/engine-supervisor.ts';
 import { startWatchdog } from '../../src/facade/hang-watchdog.ts';
 import type { JevClient } from '../../src/facade/jev-client.ts';
-import type { EngineApi, LoadEvent, LoadOptions } from '../../src/protocol/engine-api.ts';
+import { RUNTIME_BUILD_REASON, type EngineApi, type LoadEvent, type LoadOptions } from '../../src/protocol/engine-api.ts';
 import { localClient } from '../support/local-client.ts';
 import { GENERATED, TINY } from '../support/models.ts';
 import { PROBE_CHAT, PROBE_DECISION } from './malformed.ts';
@@ -34,6 +34,11 @@ interface FakeOptions {
   dieOnLoad?: boolean;
   /** Watched like a worker (facade/hang-watchdog.ts), with this hangAfterMs: the `hang` drill stops its pongs and its passes. */
   hangAfterMs?: number;
+  /**
+   * Its onnxruntime is the wasm-only build (runtime-env.ts `pinRuntimeBuild`): a load that is not
+   * on wasm fails as the engine's does there, with `engine_unavailable`, reason `runtime_build`.
+   */
+  wasmOnly?: boolean;
 }
 
 function fakeInstance(options: FakeOptions = {}): FakeInstance {
@@ -83,6 +88,14 @@ function fakeInstance(options: FakeOptions = {}): FakeInstance {
   const api: EngineApi = {
     load: (o, e) => {
       instance.loads.push(o);
+      if (options.wasmOnly && o.device !== 'wasm') {
+        return Promise.reject(
+          new JevError('engine_unavailable', `This engine's onnxruntime is its wasm-only build (cpu), chosen by its first load, and cannot run ${o.device}.`, {
+            param: 'device',
+            details: { reason: RUNTIME_BUILD_REASON, build: 'cpu', device: o.device },
+          }),
+        );
+      }
       if (options.dieOnLoad) setTimeout(() => kill({ type: 'crashed', message: 'died while loading' }));
       return live(engine.load(o, e));
     },
@@ -325,6 +338,34 @@ describe('the supervisor', () => {
     });
     expect(next.status).toBe(200);
     expect((await next.json()).answers).toEqual(baseline.answers);
+  });
+
+  it("a worker whose onnxruntime build cannot run the device asked is replaced by a fresh one, which loads it: not a restart, and the answers are the same", async () => {
+    const { client, instances, restarts, events } = supervised([{ wasmOnly: true }]);
+    await client.ready;
+    expect(instances).toHaveLength(2);
+    expect(instances[0]!.terminated).toBe(true);
+    expect(instances[0]!.loads).toEqual([LOAD]);
+    expect(instances[1]!.loads).toEqual([LOAD]);
+    expect(instances[1]!.terminated).toBe(false);
+    expect(await probe(client)).toEqual(baseline);
+    // Not a death: nothing restarted, no fallback.
+    expect(restarts).toEqual([]);
+    expect(client.debug!.restarts()).toBe(0);
+    expect(events.filter((e) => e.type === 'fallback')).toEqual([]);
+  });
+
+  it('a wasm load stays in its worker; WebGPU asked of it later moves to a fresh worker, once: a second refusal is the load\'s error', async () => {
+    const { client, instances } = supervised([{ wasmOnly: true }, { wasmOnly: true }, { wasmOnly: true }]);
+    await client.load({ device: 'wasm' });
+    expect(instances).toHaveLength(1);
+    expect(await probe(client)).toEqual(baseline);
+    const refusal = await rejection(client.load({ device: 'webgpu' }));
+    expect(refusal).toMatchObject({ code: 'engine_unavailable', details: { reason: RUNTIME_BUILD_REASON } });
+    // One fresh worker was tried, not a loop of them.
+    expect(instances).toHaveLength(2);
+    expect(instances[0]!.terminated).toBe(true);
+    expect(instances[1]!.loads.map((o) => o.device)).toEqual(['webgpu']);
   });
 
   it('an in-process client has no worker to crash and no device to lose: the drills say so', async () => {

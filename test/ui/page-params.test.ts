@@ -26,9 +26,10 @@ describe('page parameters and the bundled model', () => {
     expect(new URL(withParams(`${PAGE}&host=http%3A%2F%2Fm.test`, { model: 'm', device: 'auto', dtype: 'auto' })).searchParams.get('host')).toBe('http://m.test');
   });
 
-  it('reads ortBuild=jspi|asyncify (any case); auto, other values or none leave the default', () => {
+  it('reads ortBuild=cpu|jspi|asyncify (any case); auto, other values or none leave the default', () => {
     expect(pageParams('?model=m&ortBuild=jspi', PAGE).ortBuild).toBe('jspi');
     expect(pageParams('?ortBuild=ASYNCIFY', PAGE).ortBuild).toBe('asyncify');
+    expect(pageParams('?ortBuild=cpu', PAGE).ortBuild).toBe('cpu');
     for (const q of ['', '?ortBuild=', '?ortBuild=auto', '?ortBuild=plain', '?ortbuild=jspi']) expect(pageParams(q, PAGE), q).not.toHaveProperty('ortBuild');
     // The contract's four are read as before beside it.
     expect(pageParams('?model=m&device=wasm&dtype=q8&ortBuild=jspi', PAGE)).toMatchObject({ model: 'm', device: 'wasm', dtype: 'q8', ortBuild: 'jspi' });

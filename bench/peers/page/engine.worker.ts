@@ -16,7 +16,7 @@ import { InferenceSession } from 'onnxruntime-web/webgpu';
 import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingface/transformers';
 import { LanguageModel } from '../../../src/engine/model/language-model.ts';
 import { logSoftmax } from '../../../src/engine/model/log-softmax.ts';
-import { applyRuntimeConfig, configuredOrtBuild } from '../../../src/engine/load/runtime-env.ts';
+import { applyRuntimeConfig, configuredOrtBuild, pinRuntimeBuild } from '../../../src/engine/load/runtime-env.ts';
 import { ModelHandoff } from '../../../src/engine/load/model-handoff.ts';
 import { ortBuildOfPath } from '../../../src/engine/runtime/ort-build.ts';
 import { decodeSteps as splitSteps } from '../../lib/step-time.ts';
@@ -82,6 +82,7 @@ const api = {
     const ortBase = new URL('/ort/', self.location.origin).href;
     const forced = opts.ortBuild === 'jspi' || opts.ortBuild === 'asyncify' ? opts.ortBuild : undefined;
     applyRuntimeConfig({ ortBase, localModelPath: '/models/', threads: opts.threads, ortBuild: forced }, undefined);
+    pinRuntimeBuild('wasm'); // the product's build for a wasm load, or the forced one
     const wasm = env.backends.onnx.wasm!;
     if (opts.ortBuild === 'plain') {
       const suffix = ORT_SUFFIX.plain;

@@ -19,6 +19,7 @@ import {
 import { checkMemory, withSmallerDtype, type MemoryCheck } from './memory/memory-check.ts';
 import type { IntegrityCache } from './storage/integrity-cache.ts';
 import type { LoadTimer } from './load-timing.ts';
+import { pinRuntimeBuild } from './runtime-env.ts';
 import { storageMark, storageReport } from './storage/storage-report.ts';
 
 /**
@@ -27,11 +28,13 @@ import { storageMark, storageReport } from './storage/storage-report.ts';
  */
 export interface LoadSteps {
   resolveDevice: typeof resolveDevice;
+  /** onnxruntime-web's build for the device resolved, before anything else of the load (runtime-env.ts). */
+  pinRuntimeBuild: typeof pinRuntimeBuild;
   loadLanguageModel: typeof loadLanguageModel;
   checkMemory: typeof checkMemory;
 }
 
-const DEFAULT_STEPS: LoadSteps = { resolveDevice, loadLanguageModel, checkMemory };
+const DEFAULT_STEPS: LoadSteps = { resolveDevice, pinRuntimeBuild, loadLanguageModel, checkMemory };
 
 export interface LoadPolicyDeps {
   /** Where the model's files are asked for (http-source.ts, or the engine's configured source). */
@@ -62,7 +65,9 @@ export interface PolicyLoad {
  *
  * 1. `source.check()` first reaches the model at all: a host that cannot be reached, refuses CORS
  *    or lacks the model fails here, naming that, before any format is chosen or device tried.
- * 2. The device (`resolveDevice`), then on it the format (`chooseDtype`; "none of the files" is
+ * 2. The device (`resolveDevice`) and onnxruntime-web's build for it (`pinRuntimeBuild`: a worker
+ *    whose build cannot run that device fails with `engine_unavailable`, reason `runtime_build`,
+ *    before any work, and its supervisor loads again in a fresh worker), then on it the format (`chooseDtype`; "none of the files" is
  *    `no_model_files`, or where a host did not answer, that), a format named by hand checked for
  *    its files (`file_missing`), the memory check before the download (`checkMemory`), the load.
  * 3. Device fallback: where WebGPU was only preferred (`device: "auto"`), a fault of the device
@@ -79,6 +84,7 @@ export async function loadWithPolicy(options: LoadOptions, deps: LoadPolicyDeps)
   const corrupt = () => corruptSince(modelCache, refusedBefore, options);
   const storedBefore = modelCache && storageMark(modelCache);
   let resolved = await steps.resolveDevice(options.device, deps.isNode);
+  if (resolved.device !== 'cpu') steps.pinRuntimeBuild(resolved.device);
   let lm: LanguageModel;
   try {
     try {
@@ -87,6 +93,7 @@ export async function loadWithPolicy(options: LoadOptions, deps: LoadPolicyDeps)
       if (resolved.device !== 'webgpu' || options.device === 'webgpu' || !deviceMayFallBack(e) || corrupt()) throw e;
       onEvent({ type: 'fallback', from: 'webgpu', to: 'wasm', reason: (e as Error).message });
       resolved = { device: 'wasm', shaderF16: false, adapter: null };
+      steps.pinRuntimeBuild('wasm'); // the WebGPU build pinned runs wasm too
       lm = await loadOn(options, resolved, source, config, onEvent, steps, deps.timer);
     }
   } catch (e) {

@@ -3,7 +3,9 @@ import type { IntegrityCache } from './storage/integrity-cache.ts';
 import { modelFetch } from './model-fetch.ts';
 import { currentHandoff } from './model-handoff.ts';
 import type { LoadTimer } from './load-timing.ts';
-import { type OrtBuild, type OrtBuildChoice, ortWasmPaths, resolveOrtBuild } from '../runtime/ort-build.ts';
+import { JevError } from '../../contract/index.ts';
+import { RUNTIME_BUILD_REASON } from '../../protocol/engine-api.ts';
+import { buildRuns, type OrtBuild, type OrtBuildChoice, type OrtDevice, ortWasmPaths, resolveOrtBuild } from '../runtime/ort-build.ts';
 import { fetchRuntimeFromCache } from '../runtime/runtime-fetch.ts';
 import { nodeSessionOptionsFor, type NodeSessionOptions } from './node-session-options.ts';
 
@@ -34,15 +36,18 @@ export interface RuntimeConfig {
   /** The model-file cache (browser): the Cache API with size and hash checks. */
   modelCache?: IntegrityCache | undefined;
   /**
-   * Which onnxruntime-web wasm build to load (src/engine/runtime/ort-build.ts): `jspi`, `asyncify`,
-   * or `auto` / unset for the measured default. onnxruntime initialises its module once per worker,
-   * so the first load's build stays for the worker's lifetime; a later choice is ignored.
+   * Which onnxruntime-web wasm build to load (src/engine/runtime/ort-build.ts): `cpu`, `jspi`,
+   * `asyncify`, or `auto` / unset for the device's measured default. onnxruntime initialises its
+   * module once per worker, so the first load's build stays for the worker's lifetime
+   * (`pinRuntimeBuild`); a later choice is ignored.
    */
   ortBuild?: OrtBuildChoice | undefined;
 }
 
 /** The build the worker's onnxruntime was pointed at first (it cannot switch afterwards). */
 let pinnedBuild: OrtBuild | null = null;
+/** Where the last applied config serves onnxruntime's files from, and the build it asks for: the build is chosen once the load knows its device (`pinRuntimeBuild`). */
+let runtimeFiles: { ortBase: string; choice: OrtBuildChoice | undefined } | null = null;
 /** The wasm threads the worker's onnxruntime was given first (it starts them once). */
 let pinnedThreads: number | null = null;
 
@@ -80,17 +85,41 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
       // Import onnxruntime's factory from its own URL rather than a blob: copy, so that a strict
       // Content-Security-Policy (script-src 'self') holds; offline, the service worker serves it.
       env.useWasmCache = false;
-      pinnedBuild ??= resolveOrtBuild(config.ortBuild);
-      wasm.wasmPaths = ortWasmPaths(config.ortBase, pinnedBuild);
+      runtimeFiles = { ortBase: config.ortBase, choice: config.ortBuild };
+      if (pinnedBuild) wasm.wasmPaths = ortWasmPaths(config.ortBase, pinnedBuild);
       // In a browser: its wasm compiled from the browser's stored copy, with the machine code kept from the last time (runtime-fetch.ts).
       if (inBrowser()) fetchRuntimeFromCache();
-    }
+    } else runtimeFiles = null;
     // In a browser (an `ortBase`) onnxruntime-web starts its threads once per worker: the first load's count stays.
     const threads = config.threads ?? defaultThreads();
     wasm.numThreads = config.ortBase ? (pinnedThreads ??= threads) : threads;
   }
   askedThreads = config.threads ?? null;
   askedProvider = config.nodeProvider ?? 'cpu';
+}
+
+/**
+ * Points onnxruntime-web at the build for a load on `device`, once the load knows its device and
+ * before onnxruntime starts: the first call in a worker chooses it (the config's `ortBuild`, else
+ * the device's default: ort-build.ts `resolveOrtBuild`) and it stays, since onnxruntime initializes
+ * its module once per worker. Where the build pinned cannot run `device` (the wasm-only `cpu` build,
+ * asked for WebGPU), throws `engine_unavailable` with `details.reason` `runtime_build`: a fresh
+ * worker can (the client's supervisor starts one and loads there: facade/engine-supervisor.ts).
+ * Returns the build, or null where no `ortBase` was applied (Node, tests).
+ */
+export function pinRuntimeBuild(device: OrtDevice): OrtBuild | null {
+  const wasm = env.backends.onnx?.wasm;
+  if (!runtimeFiles || !wasm) return null;
+  if (pinnedBuild && !buildRuns(pinnedBuild, device)) {
+    throw new JevError(
+      'engine_unavailable',
+      `This engine's onnxruntime is its wasm-only build (${pinnedBuild}), chosen by its first load, and cannot run ${device}: a new engine worker loads it.`,
+      { param: 'device', details: { reason: RUNTIME_BUILD_REASON, build: pinnedBuild, device } },
+    );
+  }
+  pinnedBuild ??= resolveOrtBuild(runtimeFiles.choice, device);
+  wasm.wasmPaths = ortWasmPaths(runtimeFiles.ortBase, pinnedBuild);
+  return pinnedBuild;
 }
 
 /** The threads the last applied config asked for; null: the runtime's default. */

@@ -12,7 +12,7 @@ export type PageParams = Required<Pick<ClientOptions, 'model' | 'host' | 'device
 /**
  * The page's query parameters (CONTRACT §2): model, host, device, dtype. A relative `host` is
  * read against the page's address: `?model=TinyStories-656K&host=bundled` loads the model the app
- * serves itself (bundled-model.ts). Beyond the contract's four, `ortBuild=jspi|asyncify` forces
+ * serves itself (bundled-model.ts). Beyond the contract's four, `ortBuild=cpu|jspi|asyncify` forces
  * onnxruntime-web's wasm build (for measuring one against the other; docs/threads.md); absent, or
  * any other value, leaves the engine's measured default. `threads=N` (1–256) sets the wasm
  * threads (`createClient({ threads })`); absent or out of range, one per core.
