@@ -26,7 +26,7 @@ import { argmax, sampleToken } from '../../../src/engine/chat/sampler.ts';
 import { median } from '../../lib/schema.ts';
 import { profileSteps } from './step-profile.ts';
 
-/** Which onnxruntime-web wasm build to load: by default the product's choice (src/engine/runtime/ort-build.ts, applied by applyRuntimeConfig). */
+/** Which onnxruntime-web wasm build to load: by default the product's choice for wasm (src/engine/runtime/ort-build.ts, pinned by pinRuntimeBuild); `plain` is its wasm-only build (`cpu`). */
 export type OrtBuild = 'asyncify' | 'plain' | 'jspi';
 
 export interface EngineLoadOptions {
@@ -66,7 +66,6 @@ function need(): LanguageModel {
   return lm;
 }
 
-const ORT_SUFFIX: Record<OrtBuild, string> = { asyncify: '.asyncify', plain: '', jspi: '.jspi' };
 
 const api = {
   info() {
@@ -80,14 +79,10 @@ const api = {
   async load(opts: EngineLoadOptions) {
     if (opts.residentOutputs === false) Object.defineProperty(globalThis, '__ortResidentOutputs', { get: () => false, set: () => {}, configurable: true });
     const ortBase = new URL('/ort/', self.location.origin).href;
-    const forced = opts.ortBuild === 'jspi' || opts.ortBuild === 'asyncify' ? opts.ortBuild : undefined;
+    const forced = opts.ortBuild === 'plain' ? 'cpu' : opts.ortBuild;
     applyRuntimeConfig({ ortBase, localModelPath: '/models/', threads: opts.threads, ortBuild: forced }, undefined);
     pinRuntimeBuild('wasm'); // the product's build for a wasm load, or the forced one
     const wasm = env.backends.onnx.wasm!;
-    if (opts.ortBuild === 'plain') {
-      const suffix = ORT_SUFFIX.plain;
-      wasm.wasmPaths = { mjs: `${ortBase}ort-wasm-simd-threaded${suffix}.mjs`, wasm: `${ortBase}ort-wasm-simd-threaded${suffix}.wasm` };
-    }
     env.useBrowserCache = false;
     const t0 = performance.now();
     // As the product loads (load-model.ts), with a progress callback: without one, transformers.js

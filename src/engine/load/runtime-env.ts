@@ -85,8 +85,8 @@ export function applyRuntimeConfig(config: RuntimeConfig, host: string | undefin
       // Import onnxruntime's factory from its own URL rather than a blob: copy, so that a strict
       // Content-Security-Policy (script-src 'self') holds; offline, the service worker serves it.
       env.useWasmCache = false;
+      // The build's files are named once the load knows its device (pinRuntimeBuild).
       runtimeFiles = { ortBase: config.ortBase, choice: config.ortBuild };
-      if (pinnedBuild) wasm.wasmPaths = ortWasmPaths(config.ortBase, pinnedBuild);
       // In a browser: its wasm compiled from the browser's stored copy, with the machine code kept from the last time (runtime-fetch.ts).
       if (inBrowser()) fetchRuntimeFromCache();
     } else runtimeFiles = null;

@@ -149,10 +149,9 @@ export function resolveOrtBuild(
   wasm: object = WebAssembly,
   preferred: WebGpuOrtBuild = PREFERRED_ORT_BUILD,
 ): OrtBuild {
-  if (choice === 'cpu' && device === 'wasm') return 'cpu';
   if (choice === 'asyncify') return 'asyncify';
   if (choice === 'jspi') return hasJspi(wasm) ? 'jspi' : 'asyncify';
-  if (device === 'wasm' && choice !== 'cpu') return WASM_ORT_BUILD;
+  if (device === 'wasm') return choice === 'cpu' ? 'cpu' : WASM_ORT_BUILD;
   return webGpuOrtBuild(wasm, preferred);
 }
 
