@@ -127,6 +127,9 @@ export function kernelHead(model: Uint8Array, external: ExternalData, into: Head
     graph.push(model.subarray(f.start, f.end));
   }
   const embeds = embedding ? embedding.outputs[0]! : null;
-  if (embeds) graph.bytesField(GRAPH_INPUT, tensorValue(embeds, TensorType.FLOAT, 'unknown'));
+  // The embeddings fed in place of the Gather have its shape, the ids' and the hidden size (what the graph's shapes are followed from: symbolic-shapes.ts).
+  const ids = read.inputs.find((i) => i.name === 'input_ids')?.dims;
+  const shape = ids && ids.every((d) => d !== null) ? [...(ids as (number | string)[]), h] : 'unknown';
+  if (embeds) graph.bytesField(GRAPH_INPUT, tensorValue(embeds, TensorType.FLOAT, shape));
   return { graph: withGraph(model, read.field, graph), hidden, embeds, v, h, droppedBytes: dropped ? matrix.data.length : 0, int8Bytes: v * h + v * 4 };
 }

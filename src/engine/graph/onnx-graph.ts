@@ -31,6 +31,10 @@ export interface ValueInfo {
   field: Field;
   name: string;
   rank: number | null;
+  /** Its tensor type's element type (TensorProto.DataType), or null. */
+  type: number | null;
+  /** Its dimensions (a size, a symbol's name, or null where it has neither), null where it has no shape. */
+  dims: (number | string | null)[] | null;
 }
 
 /** An initializer (TensorProto). */
@@ -91,25 +95,35 @@ export function readGraph(model: Uint8Array, external: ExternalData = () => null
   return graph;
 }
 
-/** The name of a ValueInfoProto, and the rank of its tensor type (null where it has no shape). */
+/** A ValueInfoProto: its name, element type and dimensions (and their count). */
 export function parseValue(buf: Uint8Array, field: Field): ValueInfo {
   let name = '';
-  let rank: number | null = null;
+  let type: number | null = null;
+  let dims: (number | string | null)[] | null = null;
   for (const f of fields(buf, field.payloadStart, field.end)) {
     if (f.number === VALUE_NAME) name = text(buf, f);
     else if (f.number === VALUE_TYPE) {
-      // TypeProto.tensor_type (1) → TypeProto.Tensor.shape (2) → TensorShapeProto.dim (1)*
+      // TypeProto.tensor_type (1) → TypeProto.Tensor: elem_type (1), shape (2) → TensorShapeProto.dim (1)* → dim_value (1) | dim_param (2)
       for (const t of fields(buf, f.payloadStart, f.end)) {
         if (t.number !== 1 || t.wire !== WIRE_BYTES) continue;
         for (const s of fields(buf, t.payloadStart, t.end)) {
+          if (s.number === 1 && s.wire === WIRE_VARINT) type = varintValue(buf, s);
           if (s.number !== 2 || s.wire !== WIRE_BYTES) continue;
-          rank = 0;
-          for (const d of fields(buf, s.payloadStart, s.end)) if (d.number === 1) rank++;
+          dims = [];
+          for (const d of fields(buf, s.payloadStart, s.end)) {
+            if (d.number !== 1) continue;
+            let dim: number | string | null = null;
+            for (const v of fields(buf, d.payloadStart, d.end)) {
+              if (v.number === 1 && v.wire === WIRE_VARINT) dim = varintValue(buf, v);
+              else if (v.number === 2 && v.wire === WIRE_BYTES && v.end > v.payloadStart) dim = text(buf, v);
+            }
+            dims.push(dim);
+          }
         }
       }
     }
   }
-  return { field, name, rank };
+  return { field, name, rank: dims ? dims.length : null, type, dims };
 }
 
 export function parseTensor(buf: Uint8Array, field: Field, external: ExternalData): [string, TensorInfo] {

@@ -98,11 +98,20 @@ export function varintField(out: Pieces, number: number, value: number): void {
 export const VALUE_NAME = 1;
 export const VALUE_TYPE = 2;
 
-/** ValueInfoProto of a graph input or output: a tensor of `type` (TensorType), a scalar or of a shape left unknown. */
-export function tensorValue(name: string, type: number, shape: 'scalar' | 'unknown'): Pieces {
+/** ValueInfoProto of a graph input or output (or a `value_info` entry): a tensor of `type` (TensorType), a scalar, of a shape left unknown, or of these dimensions (a size or a symbol's name). */
+export function tensorValue(name: string, type: number, shape: 'scalar' | 'unknown' | readonly (number | string)[]): Pieces {
   const tensor = new Pieces();
   varintField(tensor, 1, type);
-  if (shape === 'scalar') tensor.bytesField(2, new Pieces()); // TensorShapeProto with no dims
+  if (shape !== 'unknown') {
+    const dims = new Pieces(); // TensorShapeProto (no dims: a scalar)
+    for (const d of shape === 'scalar' ? [] : shape) {
+      const dim = new Pieces();
+      if (typeof d === 'number') varintField(dim, 1, d);
+      else stringField(dim, 2, d);
+      dims.bytesField(1, dim);
+    }
+    tensor.bytesField(2, dims);
+  }
   const typeProto = new Pieces();
   typeProto.bytesField(1, tensor);
   const value = new Pieces();

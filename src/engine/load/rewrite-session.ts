@@ -4,6 +4,7 @@ import { INT8_HEAD_WEIGHTS, int8Head } from '../graph/int8-head.ts';
 import { kernelHead } from '../graph/kernel-head.ts';
 import { INT8_WEIGHTS, int8Projections } from '../graph/int8-projections.ts';
 import { TIED_HEAD_WEIGHTS, tiedHead } from '../graph/tied-head.ts';
+import { annotateShapes } from '../graph/symbolic-shapes.ts';
 import { keepLogitsRows } from '../graph/logits-to-keep.ts';
 import { Int8HeadKernel } from '../runtime/int8-head-kernel.ts';
 import type { EngineStatus } from '../../protocol/engine-api.ts';
@@ -48,6 +49,8 @@ export interface RewriteCounts {
   kernelHead: { hidden: string; embeds: string | null; v: number; h: number } | null;
   tiedHead: number;
   fusedAttention: string[] | null;
+  /** Values given a named shape in the graph's `value_info` (symbolic-shapes.ts). */
+  shapes: number;
 }
 
 /** One session's rewritten model: made here (`rewriteSession`) or read back from storage (rewritten-graphs.ts). */
@@ -65,7 +68,8 @@ export interface SessionRewrite {
 /**
  * The rewrites of one model given as bytes (session-rewrites.ts says what each does and why):
  * externalized weights, `num_logits_to_keep`, then as `rewrites` asks the engine's head kernel
- * (only where `kernelAllowed`: one per load), the int8 head, the tied head, the int8 projections.
+ * (only where `kernelAllowed`: one per load), the int8 head, the tied head, the int8 projections,
+ * and last every value's shape named in the graph's `value_info` (symbolic-shapes.ts).
  * `given`: the external data the model came with, which the rewrites read weights from.
  */
 export function rewriteSession(model: Uint8Array, given: readonly unknown[], rewrites: SessionRewriteOptions, kernelAllowed: boolean): SessionRewrite {
@@ -77,6 +81,7 @@ export function rewriteSession(model: Uint8Array, given: readonly unknown[], rew
     kernelHead: null,
     tiedHead: 0,
     fusedAttention: null,
+    shapes: 0,
   };
   const rewritten = externalizeWeights(model, INLINE_WEIGHTS);
   if (rewritten) counts.externalized = rewritten.movedBytes;
@@ -119,6 +124,12 @@ export function rewriteSession(model: Uint8Array, given: readonly unknown[], rew
     counts.int8Projections = int8.projections;
     graph = int8.graph;
     added.push({ path: INT8_WEIGHTS, data: int8.weights });
+  }
+  // Last, over the graph as it will run: every value's shape named, so that onnxruntime plans its buffers in linear time.
+  const shaped = small ? annotateShapes(graph, mounted) : null;
+  if (shaped) {
+    counts.shapes = shaped.annotated;
+    graph = shaped.graph;
   }
   return { graph, inline: !!rewritten, added, kernel, counts };
 }

@@ -84,7 +84,9 @@ export function attachRewrites(lm: LanguageModel, report: SessionRewriteReport):
  * - with `int8Head`, its embedding Gather and lm_head product (those still in the graph) read one
  *   int8 matrix (int8-head.ts), mounted the same way; the float matrix leaves the graph;
  * - with `tiedHead` (and no int8 head), a tied float32 embedding and lm_head read one transposed
- *   matrix that onnxruntime does not pack a second copy of (tied-head.ts), mounted the same way.
+ *   matrix that onnxruntime does not pack a second copy of (tied-head.ts), mounted the same way;
+ * - last, every value's shape, its symbolic dimensions named, in the graph's `value_info`, so that
+ *   onnxruntime's allocation planner is not quadratic in the graph's length (symbolic-shapes.ts).
  *
  * Where `kept` is given and the model file came with its checked SHA-256 (model-handoff.ts), what
  * the rewrites made is kept in storage (rewritten-graphs.ts) while the session is created, and the
@@ -142,7 +144,7 @@ export async function withSessionRewrites<T>(
       const storing = made && source ? kept!.put(source, signature, rewrite, model, timer) : null;
       const endSession = timer?.begin('session');
       try {
-        const session = await original.call(self, rewrite.graph, options?.externalData || externalData.length > 0 ? { ...options, externalData } : options);
+        const session = await original.call(self, rewrite.graph, sessionOptions(options, externalData, rewrite.counts.shapes > 0));
         return { session, rewrite, made, externalData };
       } finally {
         endSession?.();
@@ -212,6 +214,20 @@ function onWasm(options: SessionOptions | undefined): boolean {
     const name = typeof p === 'string' ? p : (p as { name?: unknown } | null)?.name;
     return name === 'wasm' || name === 'cpu';
   });
+}
+
+/**
+ * The options a rewritten graph's session is created with: its external data, and where its
+ * values' shapes are named (symbolic-shapes.ts) no memory pattern. With every shape known,
+ * onnxruntime plans each run's intermediate tensors as one block per set of input shapes (its
+ * memory pattern), and a decode step's inputs change shape at every token: measured with the
+ * pattern on, an fp32 load's serving peak rose from 960–969 MiB (no shapes named) to 1,263–1,482
+ * MiB; with it off, 970–973 MiB, decode and prefill within the runs' spread (docs/benchmarks.md).
+ * The reuse of buffers within a run, which the named shapes give the planner, stays.
+ */
+function sessionOptions(options: SessionOptions | undefined, externalData: unknown[], shaped: boolean): SessionOptions | undefined {
+  const withData = options?.externalData || externalData.length > 0 ? { ...options, externalData } : options;
+  return shaped ? { ...withData, enableMemPattern: false } : withData;
 }
 
 /** The rewrites asked of a session, as the key of a kept rewrite: they change what is made. */
