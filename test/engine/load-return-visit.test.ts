@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import onnxProto from 'onnx-proto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelHandoff } from '../../src/engine/load/model-handoff.ts';
 import { KEPT_WEIGHTS, REWRITE_VERSION, RewrittenGraphs } from '../../src/engine/load/rewritten-graphs.ts';
@@ -168,15 +169,21 @@ describe('the rewritten graph is kept', () => {
   interface Created {
     graph: Uint8Array;
     externalData: { path: string; data: Uint8Array; onDisk?: boolean }[];
+    /** The session option: off where the graph's shapes are named (session-rewrites.ts `sessionOptions`). */
+    enableMemPattern?: boolean;
   }
 
   /** One wasm q4 load of the file (sha256 as its storage checked it): what onnxruntime was given (copied: the load releases its buffers), and the head kernel's matrix. */
   async function rewriteLoad(sha256 = q4Sha, store?: KeptStore, model: { url: string; bytes: () => Uint8Array; dtype: 'q4' | 'fp32' } = { url: MODEL_URL, bytes: q4, dtype: 'q4' }) {
     const created: Created[] = [];
     const factory = {
-      create: async (graph: Uint8Array, options: { externalData?: { path: string; data: Uint8Array }[] }) => {
+      create: async (graph: Uint8Array, options: { externalData?: { path: string; data: Uint8Array }[]; enableMemPattern?: boolean }) => {
         // Read as onnxruntime-web reads a mounted file (test/engine/part-on-disk.test.ts): its byteLength, then ranges of it.
-        created.push({ graph: graph.slice(), externalData: (options.externalData ?? []).map((f) => ({ path: f.path, data: f.data.subarray(0, f.data.byteLength).slice(), onDisk: f.data instanceof PartOnDisk })) });
+        created.push({
+          graph: graph.slice(),
+          externalData: (options.externalData ?? []).map((f) => ({ path: f.path, data: f.data.subarray(0, f.data.byteLength).slice(), onDisk: f.data instanceof PartOnDisk })),
+          ...('enableMemPattern' in options ? { enableMemPattern: options.enableMemPattern } : {}),
+        });
         return {};
       },
     };
@@ -210,6 +217,9 @@ describe('the rewritten graph is kept', () => {
     const { released: _r, collected: _c, kernelHead: _k, ...firstCounts } = first.report;
     expect(counts).toEqual(firstCounts);
     expect(kernelHead).toMatchObject({ hidden: first.report.kernelHead!.hidden, embeds: first.report.kernelHead!.embeds });
+    // The graph's shapes named (symbolic-shapes.ts), kept with it: both sessions without a memory pattern.
+    expect(onnxProto.onnx.ModelProto.decode(second.created.graph).graph!.valueInfo!.length).toBeGreaterThan(0);
+    expect([first.created.enableMemPattern, second.created.enableMemPattern]).toEqual([false, false]);
   });
 
   it('a file of another SHA-256 (the model changed on its host) is rewritten again, and that rewrite kept over the old one', async () => {
