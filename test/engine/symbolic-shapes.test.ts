@@ -9,6 +9,8 @@
  *   and the dimensions its `value_info` says, the symbols evaluated at that size;
  * - most values are annotated (a graph whose shapes this stopped following would fail here);
  * - the session of the annotated graph gives the same logits and cache, bit for bit;
+ * - where onnxruntime refuses a graph with them, the session is created once more without them
+ *   (session-rewrites.ts), and an error without them is not retried;
  * - the dimension algebra (symbolic-dims.ts) against hand-computed cases.
  *
  * How much faster the session is created is measured by the bench (`npm run bench -- --only load`),
@@ -21,10 +23,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
 import { FAMILY_SPECS } from '../../scripts/models/families.ts';
 import { TINY_RANDOM_LLAMA } from '../../scripts/models/specs.ts';
-import { annotateShapes } from '../../src/engine/graph/symbolic-shapes.ts';
+import { annotateShapes, withoutShapes } from '../../src/engine/graph/symbolic-shapes.ts';
 import { add, constant, div, mul, quotient, sub, symbol, textOf } from '../../src/engine/graph/symbolic-dims.ts';
 import { INLINE_WEIGHTS, rewriteSession } from '../../src/engine/load/rewrite-session.ts';
-import { rewritesOn } from '../../src/engine/load/session-rewrites.ts';
+import { rewritesOn, withSessionRewrites } from '../../src/engine/load/session-rewrites.ts';
 import { loadOrtWeb, type OrtWeb } from '../support/ort-web.ts';
 
 type Mounted = { path: string; data: Uint8Array };
@@ -204,5 +206,51 @@ describe('dimensions as polynomials', () => {
     expect(quotient([b, s], [p])).toBeNull();
     expect(div(mul(constant(6), s), constant(4))).toBeNull();
     expect(textOf(div(mul(constant(6), s), constant(3))!)).toBe('2*sequence_length');
+  });
+});
+
+describe('where onnxruntime refuses the named shapes', () => {
+  it('the session is created once more from the graph as it was before them, with the default memory pattern', async () => {
+    const bytes = new Uint8Array(readFileSync(fileOf(TINY_RANDOM_LLAMA.name, 'model_q4.onnx')));
+    const calls: { entries: number; options: Record<string, unknown> }[] = [];
+    const factory = {
+      create: async (graph: Uint8Array, options: Record<string, unknown>) => {
+        const entries = onnxProto.onnx.ModelProto.decode(graph).graph!.valueInfo!.length;
+        calls.push({ entries, options });
+        if (entries > 0) throw new Error('Type Error: a value_info entry onnxruntime disagrees with');
+        return { created: true };
+      },
+    };
+    const { value, report } = await withSessionRewrites(factory, () => factory.create(bytes, {}), null, rewritesOn('wasm', 'q4'));
+    expect(value).toEqual({ created: true });
+    expect(calls.map((c) => c.entries)).toEqual([expect.any(Number), 0]);
+    expect(calls[0]!.entries).toBeGreaterThan(0);
+    expect(calls[0]!.options['enableMemPattern']).toBe(false);
+    expect('enableMemPattern' in calls[1]!.options).toBe(false);
+    expect(report.int8Projections).toBeGreaterThan(0);
+  });
+
+  it('an error of a graph without named shapes is the load’s, not retried', async () => {
+    const bytes = new Uint8Array(readFileSync(fileOf(TINY_RANDOM_LLAMA.name, 'model_q4.onnx')));
+    let calls = 0;
+    const factory = {
+      create: async (..._args: unknown[]) => {
+        calls++;
+        throw new Error('out of memory');
+      },
+    };
+    // The graph's shapes are named, so the first refusal is retried without them; the second is the load's error.
+    await expect(withSessionRewrites(factory, () => factory.create(bytes, {}), null, rewritesOn('wasm', 'q4'))).rejects.toThrow('out of memory');
+    expect(calls).toBe(2);
+  });
+
+  it('withoutShapes takes out only the value_info entries', () => {
+    const { graph } = loaded(TINY_RANDOM_LLAMA.name, 'model.onnx', 'wasm');
+    const before = onnxProto.onnx.ModelProto.decode(graph);
+    const after = onnxProto.onnx.ModelProto.decode(withoutShapes(graph));
+    expect(before.graph!.valueInfo!.length).toBeGreaterThan(0);
+    expect(after.graph!.valueInfo).toEqual([]);
+    before.graph!.valueInfo = [];
+    expect(onnxProto.onnx.ModelProto.encode(after).finish()).toEqual(onnxProto.onnx.ModelProto.encode(before).finish());
   });
 });

@@ -21,7 +21,7 @@
  * and what depends on it without an entry, as before. Nothing in the graph changes but its
  * `value_info`.
  */
-import { ATTRIBUTE_NAME, GRAPH_INPUT, GRAPH_NODE, GRAPH_OUTPUT, NODE_ATTRIBUTE, tensorValue, text, withGraph } from './onnx-messages.ts';
+import { ATTRIBUTE_NAME, GRAPH_INPUT, GRAPH_NODE, GRAPH_OUTPUT, graphFieldOf, NODE_ATTRIBUTE, tensorValue, text, withGraph } from './onnx-messages.ts';
 import { parseTensor, parseValue, readGraph, type ExternalData, type TensorInfo } from './onnx-graph.ts';
 import { fields, Pieces, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 import { add, constant, div, mul, quotient, same, sub, symbol, textOf, valueOf, type Dim } from './symbolic-dims.ts';
@@ -102,6 +102,15 @@ export function annotateShapes(model: Uint8Array, external: ExternalData = () =>
   for (const f of read.fields) graph.push(model.subarray(f.start, f.end));
   for (const p of entries.parts) graph.push(p);
   return { graph: withGraph(model, read.field, graph), annotated };
+}
+
+/** `model` without its `value_info` entries: the graph as it was before `annotateShapes` (where onnxruntime refuses an entry). */
+export function withoutShapes(model: Uint8Array): Uint8Array {
+  const field = graphFieldOf(model);
+  if (!field) return model;
+  const graph = new Pieces();
+  for (const f of fields(model, field.payloadStart, field.end)) if (f.number !== GRAPH_VALUE_INFO || f.wire !== WIRE_BYTES) graph.push(model.subarray(f.start, f.end));
+  return withGraph(model, field, graph);
 }
 
 // ——— inference ———

@@ -5,6 +5,7 @@ import { type ModelHandoff, withHandoff } from './model-handoff.ts';
 import { releaseView } from './release-buffer.ts';
 import { closePart, PartOnDisk } from './storage/part-on-disk.ts';
 import { INLINE_WEIGHTS, isFile, rewriteSession, type Int8HeadReport, type SessionRewrite, type SessionRewriteOptions } from './rewrite-session.ts';
+import { withoutShapes } from '../graph/symbolic-shapes.ts';
 import type { RewrittenGraphs } from './rewritten-graphs.ts';
 import type { LoadTimer } from './load-timing.ts';
 
@@ -86,7 +87,8 @@ export function attachRewrites(lm: LanguageModel, report: SessionRewriteReport):
  * - with `tiedHead` (and no int8 head), a tied float32 embedding and lm_head read one transposed
  *   matrix that onnxruntime does not pack a second copy of (tied-head.ts), mounted the same way;
  * - last, every value's shape, its symbolic dimensions named, in the graph's `value_info`, so that
- *   onnxruntime's allocation planner is not quadratic in the graph's length (symbolic-shapes.ts).
+ *   onnxruntime's allocation planner is not quadratic in the graph's length (symbolic-shapes.ts);
+ *   where onnxruntime refuses the graph with them, the session is created once more without them.
  *
  * Where `kept` is given and the model file came with its checked SHA-256 (model-handoff.ts), what
  * the rewrites made is kept in storage (rewritten-graphs.ts) while the session is created, and the
@@ -130,13 +132,16 @@ export async function withSessionRewrites<T>(
     const keptSource = sourceOf(model);
     let partsOnDisk = false;
     /** The rewrite (kept, or made and kept while the session is created) and the session made with it; `opened`: kept parts mounted unread (part-on-disk.ts). */
-    const attempt = async (opened: boolean) => {
+    let shapesTried = false;
+    const attempt = async (opened: boolean, shapes: boolean) => {
       let rewrite: SessionRewrite | null = keptSource ? await kept!.get(keptSource, signature, timer, opened) : null;
       // A file left unread (model-fetch.ts) is read after all where the kept rewrite missed or needs it.
       if (handoff?.isUnread(model) && (!rewrite || rewrite.inline)) model = await handoff.fill(model);
       const source = sourceOf(model);
       const made = !rewrite;
       rewrite ??= rewriteSession(model, given, rewrites, !report.kernelHead);
+      if (!shapes && rewrite.counts.shapes > 0) rewrite = { ...rewrite, graph: withoutShapes(rewrite.graph), counts: { ...rewrite.counts, shapes: 0 } };
+      shapesTried = rewrite.counts.shapes > 0;
       const externalData = [...given, ...(rewrite.inline ? [{ path: INLINE_WEIGHTS, data: model }] : []), ...rewrite.added];
       partsOnDisk ||= rewrite.added.some((file) => file.data instanceof PartOnDisk);
       endRewrites?.();
@@ -153,13 +158,22 @@ export async function withSessionRewrites<T>(
         await storing;
       }
     };
+    const attempts = async (shapes: boolean) => {
+      try {
+        return await attempt(onWasm(options), shapes);
+      } catch (e) {
+        // A kept part that could not be read as the session asked (changed on disk meanwhile): once more, the parts read whole (or the rewrite made again where they miss).
+        if (!partsOnDisk) throw e;
+        return attempt(false, shapes);
+      }
+    };
     let made: Awaited<ReturnType<typeof attempt>>;
     try {
-      made = await attempt(onWasm(options));
+      made = await attempts(true);
     } catch (e) {
-      // A kept part that could not be read as the session asked (changed on disk meanwhile): once more, the parts read whole (or the rewrite made again where they miss).
-      if (!partsOnDisk) throw e;
-      made = await attempt(false);
+      // onnxruntime refused the graph with its shapes named (an operator symbolic-shapes.ts followed wrongly): once more as it was before them.
+      if (!shapesTried) throw e;
+      made = await attempts(false);
     }
     const { session, rewrite, externalData } = made;
     addCounts(report, rewrite);
