@@ -104,7 +104,7 @@ export function annotateShapes(model: Uint8Array, external: ExternalData = () =>
   return { graph: withGraph(model, read.field, graph), annotated };
 }
 
-/** `model` without its `value_info` entries: the graph as it was before `annotateShapes` (where onnxruntime refuses an entry). */
+/** `model` without any `value_info` entries (those `annotateShapes` wrote, and any its export had): where onnxruntime refuses one, it infers every shape itself again. */
 export function withoutShapes(model: Uint8Array): Uint8Array {
   const field = graphFieldOf(model);
   if (!field) return model;
