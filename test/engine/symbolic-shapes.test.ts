@@ -23,6 +23,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, generateModels } from '../../scripts/models/generate-models.ts';
 import { FAMILY_SPECS } from '../../scripts/models/families.ts';
 import { TINY_RANDOM_LLAMA } from '../../scripts/models/specs.ts';
+import { readGraph } from '../../src/engine/graph/onnx-graph.ts';
 import { annotateShapes, withoutShapes } from '../../src/engine/graph/symbolic-shapes.ts';
 import { add, constant, div, mul, quotient, sub, symbol, textOf } from '../../src/engine/graph/symbolic-dims.ts';
 import { INLINE_WEIGHTS, rewriteSession } from '../../src/engine/load/rewrite-session.ts';
@@ -252,5 +253,30 @@ describe('where onnxruntime refuses the named shapes', () => {
     expect(after.graph!.valueInfo).toEqual([]);
     before.graph!.valueInfo = [];
     expect(onnxProto.onnx.ModelProto.encode(after).finish()).toEqual(onnxProto.onnx.ModelProto.encode(before).finish());
+  });
+});
+
+describe('node attributes as the graph reader parses them', () => {
+  it('negative INT and INTS attributes (ten-byte varints), and a TENSOR attribute, read as an independent encoder wrote them', () => {
+    const model = onnxProto.onnx.ModelProto.create({
+      irVersion: 8,
+      opsetImport: [{ domain: '', version: 17 }],
+      graph: {
+        name: 'g',
+        node: [
+          { opType: 'Transpose', input: ['a'], output: ['b'], attribute: [{ name: 'perm', type: 7, ints: [1, 0] }] },
+          { opType: 'Gather', input: ['b', 'i'], output: ['c'], attribute: [{ name: 'axis', type: 2, i: -1 }] },
+          { opType: 'Constant', input: [], output: ['i'], attribute: [{ name: 'value', type: 4, t: { dataType: 7, dims: [2], rawData: new Uint8Array(BigInt64Array.of(-2n, 0n).buffer) } }] },
+          { opType: 'Unsqueeze', input: ['c', 'ax'], output: ['d'], attribute: [{ name: 'axes_hint', type: 7, ints: [-1, -3] }] },
+        ],
+        input: [{ name: 'a', type: { tensorType: { elemType: 1, shape: { dim: [{ dimParam: 'n' }, { dimValue: 4 }] } } } }],
+        output: [{ name: 'd' }],
+      },
+    });
+    const nodes = [...readGraph(onnxProto.onnx.ModelProto.encode(model).finish())!.nodes.values()];
+    expect(nodes[0]!.lists.get('perm')).toEqual([1, 0]);
+    expect(nodes[1]!.ints.get('axis')).toBe(-1);
+    expect(nodes[2]!.tensors.has('value')).toBe(true);
+    expect(nodes[3]!.lists.get('axes_hint')).toEqual([-1, -3]);
   });
 });

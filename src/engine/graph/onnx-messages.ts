@@ -4,11 +4,11 @@
  * and integer attributes; new nodes, attributes and small initializers.
  *
  * Field numbers from onnx.proto: NodeProto input 1, output 2, name 3, op_type 4, attribute 5,
- * domain 7; AttributeProto name 1, i 3, ints 8, type 20 (INT 2, INTS 7); TensorProto dims 1,
+ * domain 7; AttributeProto name 1, i 3, t 5, ints 8, type 20 (INT 2, INTS 7); TensorProto dims 1,
  * data_type 2, name 8, raw_data 9, external_data 13, data_location 14; ValueInfoProto name 1, type 2
  * (TypeProto.tensor_type 1 → elem_type 1, shape 2).
  */
-import { fields, Pieces, readVarint, utf8, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
+import { fields, Pieces, readSignedVarint, readVarint, utf8, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 
 export const MODEL_GRAPH = 7;
 export const MODEL_OPSET_IMPORT = 8;
@@ -25,10 +25,11 @@ const NODE_DOMAIN = 7;
 export const ATTRIBUTE_NAME = 1;
 const ATTRIBUTE_INT = 3;
 const ATTRIBUTE_INTS = 8;
+const ATTRIBUTE_TENSOR = 5;
 const ATTRIBUTE_TYPE = 20;
 
 /** TensorProto.DataType values. */
-export const TensorType = { FLOAT: 1, UINT8: 2, INT8: 3, INT64: 7, FLOAT16: 10 } as const;
+export const TensorType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7, BOOL: 9, FLOAT16: 10 } as const;
 
 export interface NodeInfo {
   field: Field;
@@ -36,8 +37,11 @@ export interface NodeInfo {
   outputs: string[];
   op: string;
   domain: string;
-  /** The node's INT attributes (others are not read). */
+  /** The node's INT attributes, and its INTS attributes (signed). */
   ints: Map<string, number>;
+  lists: Map<string, number[]>;
+  /** Its TENSOR attributes (`Constant`'s value), as fields to read with onnx-graph.ts `parseTensor`. */
+  tensors: Map<string, Field>;
   /** The names of all its attributes, of whatever type. */
   attributes: Set<string>;
 }
@@ -51,7 +55,7 @@ export function varintValue(buf: Uint8Array, f: Field): number {
 }
 
 export function parseNode(buf: Uint8Array, field: Field): NodeInfo {
-  const node: NodeInfo = { field, inputs: [], outputs: [], op: '', domain: '', ints: new Map(), attributes: new Set() };
+  const node: NodeInfo = { field, inputs: [], outputs: [], op: '', domain: '', ints: new Map(), lists: new Map(), tensors: new Map(), attributes: new Set() };
   for (const f of fields(buf, field.payloadStart, field.end)) {
     if (f.number === NODE_INPUT) node.inputs.push(text(buf, f));
     else if (f.number === NODE_OUTPUT) node.outputs.push(text(buf, f));
@@ -60,12 +64,25 @@ export function parseNode(buf: Uint8Array, field: Field): NodeInfo {
     else if (f.number === NODE_ATTRIBUTE && f.wire === WIRE_BYTES) {
       let name = '';
       let value: number | null = null;
+      let tensor: Field | null = null;
+      const list: number[] = [];
       for (const a of fields(buf, f.payloadStart, f.end)) {
         if (a.number === ATTRIBUTE_NAME) name = text(buf, a);
-        else if (a.number === ATTRIBUTE_INT && a.wire === WIRE_VARINT) value = varintValue(buf, a);
+        else if (a.number === ATTRIBUTE_INT && a.wire === WIRE_VARINT) value = readSignedVarint(buf, a.payloadStart)[0];
+        else if (a.number === ATTRIBUTE_TENSOR && a.wire === WIRE_BYTES) tensor = a;
+        else if (a.number === ATTRIBUTE_INTS && a.wire === WIRE_VARINT) list.push(readSignedVarint(buf, a.payloadStart)[0]);
+        else if (a.number === ATTRIBUTE_INTS && a.wire === WIRE_BYTES) {
+          for (let pos = a.payloadStart; pos < a.end; ) {
+            const [v, next] = readSignedVarint(buf, pos);
+            list.push(v);
+            pos = next;
+          }
+        }
       }
       node.attributes.add(name);
       if (value !== null) node.ints.set(name, value);
+      if (list.length) node.lists.set(name, list);
+      if (tensor) node.tensors.set(name, tensor);
     }
   }
   return node;

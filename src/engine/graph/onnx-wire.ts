@@ -31,6 +31,20 @@ export function readVarint(buf: Uint8Array, pos: number): [value: number, next: 
   throw new Error('ONNX model: varint longer than 10 bytes');
 }
 
+/** A varint read as a signed 64-bit integer (a negative int64 is ten bytes of two's complement, which `readVarint` cannot hold). */
+export function readSignedVarint(buf: Uint8Array, pos: number): [value: number, next: number] {
+  let value = 0n;
+  let shift = 0n;
+  for (let i = 0; i < 10; i++) {
+    if (pos >= buf.length) throw new Error('ONNX model: truncated varint');
+    const byte = buf[pos++]!;
+    value |= BigInt(byte & 0x7f) << shift;
+    if (byte < 0x80) return [Number(BigInt.asIntN(64, value)), pos];
+    shift += 7n;
+  }
+  throw new Error('ONNX model: varint longer than 10 bytes');
+}
+
 /** The fields of the message in buf[start, end), in order. */
 export function* fields(buf: Uint8Array, start: number, end: number): Generator<Field> {
   let pos = start;

@@ -21,43 +21,20 @@
  * and what depends on it without an entry, as before. Nothing in the graph changes but its
  * `value_info`.
  */
-import { ATTRIBUTE_NAME, GRAPH_INPUT, GRAPH_NODE, GRAPH_OUTPUT, graphFieldOf, NODE_ATTRIBUTE, tensorValue, text, withGraph } from './onnx-messages.ts';
+import { GRAPH_INPUT, GRAPH_NODE, GRAPH_OUTPUT, graphFieldOf, type NodeInfo, tensorValue, TensorType, withGraph } from './onnx-messages.ts';
 import { parseTensor, parseValue, readGraph, type ExternalData, type TensorInfo } from './onnx-graph.ts';
-import { fields, Pieces, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
+import { fields, Pieces, WIRE_BYTES } from './onnx-wire.ts';
 import { add, constant, div, mul, quotient, same, sub, symbol, textOf, valueOf, type Dim } from './symbolic-dims.ts';
 
 /** GraphProto.value_info. */
 const GRAPH_VALUE_INFO = 13;
-const NODE_INPUTS = 1;
-const NODE_OUTPUTS = 2;
-const NODE_OP = 4;
-const NODE_DOMAIN = 7;
-
-const FLOAT = 1;
-const UINT8 = 2;
-const INT32 = 6;
-const INT64 = 7;
-const BOOL = 9;
+const { FLOAT, UINT8, INT32, INT64, BOOL } = TensorType;
 
 /** What is known of a value: its element type, its dimensions, and (small int64 tensors) its elements. */
 interface Known {
   type: number | null;
   dims: Dim[] | null;
   values: Dim[] | null;
-}
-
-interface Attributes {
-  ints: Map<string, number>;
-  lists: Map<string, number[]>;
-  tensors: Map<string, TensorInfo>;
-}
-
-interface NodeView {
-  op: string;
-  domain: string;
-  inputs: string[];
-  outputs: string[];
-  attributes: Attributes;
 }
 
 export interface ShapeAnnotation {
@@ -86,8 +63,12 @@ export function annotateShapes(model: Uint8Array, external: ExternalData = () =>
   let annotated = 0;
   for (const f of read.fields) {
     if (f.number !== GRAPH_NODE || f.wire !== WIRE_BYTES) continue;
-    const n = nodeOf(model, f, external);
-    const outs = infer(n, (name) => (name === '' ? null : (known.get(name) ?? null)));
+    const n = read.nodes.get(f)!;
+    const attribute = (name: string) => {
+      const t = n.tensors.get(name);
+      return t ? parseTensor(model, t, external)[1] : null;
+    };
+    const outs = infer(n, (name) => (name === '' ? null : (known.get(name) ?? null)), attribute);
     n.outputs.forEach((name, i) => {
       if (name === '') return;
       const k = outs[i] ?? { type: null, dims: null, values: null };
@@ -123,10 +104,9 @@ const BROADCAST = new Set(['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Mod
 const COMPARE = new Set(['Equal', 'Less', 'LessOrEqual', 'Greater', 'GreaterOrEqual', 'And', 'Or', 'Xor']);
 
 /** The outputs of one node, from its inputs. */
-function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
+function infer(n: NodeInfo, get: (name: string) => Known | null, tensor: (name: string) => TensorInfo | null): Known[] {
   const ins = n.inputs.map((i) => get(i));
   const x = ins[0] ?? null;
-  const a = n.attributes;
   const shaped = (dims: Dim[] | null, type: number | null = x?.type ?? null, values: Dim[] | null = null): Known[] => [{ type, dims, values }];
   const op = n.domain === '' || n.domain === 'ai.onnx' || n.domain === 'com.microsoft' ? n.op : '';
   if (!x && op !== 'Constant') return [];
@@ -138,21 +118,21 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
   }
   switch (op) {
     case 'Cast':
-      return shaped(x!.dims, a.ints.get('to') ?? null, x!.values);
+      return shaped(x!.dims, n.ints.get('to') ?? null, x!.values);
     case 'Where':
       return shaped(broadcastAll(ins.map((i) => i?.dims ?? null)), ins[1]?.type ?? null);
     case 'Shape': {
       if (!x!.dims) return shaped(null, INT64);
       const r = x!.dims.length;
-      const start = clampAxis(a.ints.get('start') ?? 0, r);
-      const end = clampAxis(a.ints.get('end') ?? r, r);
+      const start = clampAxis(n.ints.get('start') ?? 0, r);
+      const end = clampAxis(n.ints.get('end') ?? r, r);
       const values = x!.dims.slice(start, Math.max(start, end));
       return shaped([constant(values.length)], INT64, values);
     }
     case 'Gather': {
       const idx = ins[1];
       if (!x!.dims || !idx?.dims) return shaped(null);
-      const axis = normalize(a.ints.get('axis') ?? 0, x!.dims.length);
+      const axis = normalize(n.ints.get('axis') ?? 0, x!.dims.length);
       if (axis === null) return shaped(null);
       const dims = [...x!.dims.slice(0, axis), ...idx.dims, ...x!.dims.slice(axis + 1)];
       let values: Dim[] | null = null;
@@ -166,7 +146,7 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
       return shaped(dims, x!.type, values);
     }
     case 'Unsqueeze': {
-      const axes = a.lists.get('axes') ?? numbers(ins[1]?.values);
+      const axes = n.lists.get('axes') ?? numbers(ins[1]?.values);
       if (!x!.dims || !axes) return shaped(null);
       const rank = x!.dims.length + axes.length;
       const at = axes.map((v) => normalize(v, rank));
@@ -176,7 +156,7 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
       return shaped(dims, x!.type, x!.values);
     }
     case 'Squeeze': {
-      const axes = a.lists.get('axes') ?? numbers(ins[1]?.values);
+      const axes = n.lists.get('axes') ?? numbers(ins[1]?.values);
       if (!x!.dims) return shaped(null);
       const r = x!.dims.length;
       const drop = axes ? axes.map((v) => normalize(v, r)) : x!.dims.map((d, i) => (valueOf(d) === 1 ? i : null)).filter((i) => i !== null);
@@ -188,7 +168,7 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
       const all = ins.map((i) => i?.dims ?? null);
       if (all.some((d) => d === null) || all.length === 0) return shaped(null);
       const r = all[0]!.length;
-      const axis = normalize(a.ints.get('axis') ?? 0, r);
+      const axis = normalize(n.ints.get('axis') ?? 0, r);
       if (axis === null || all.some((d) => d!.length !== r)) return shaped(null);
       const dims = all[0]!.map((d, i) => (i === axis ? all.map((s) => s![i]!).reduce(add) : d));
       const values = ins.every((i) => i?.values) ? ins.flatMap((i) => i!.values!) : null;
@@ -197,7 +177,7 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
     case 'Reshape': {
       const target = ins[1]?.values;
       if (!x!.dims || !target) return shaped(null);
-      const allowZero = (a.ints.get('allowzero') ?? 0) !== 0;
+      const allowZero = (n.ints.get('allowzero') ?? 0) !== 0;
       const dims: (Dim | null)[] = target.map((t, i) => {
         const v = valueOf(t);
         if (v === 0 && !allowZero) return x!.dims![i] ?? null;
@@ -214,7 +194,7 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
     }
     case 'Transpose': {
       if (!x!.dims) return shaped(null);
-      const perm = a.lists.get('perm') ?? x!.dims.map((_, i) => x!.dims!.length - 1 - i);
+      const perm = n.lists.get('perm') ?? x!.dims.map((_, i) => x!.dims!.length - 1 - i);
       return shaped(perm.map((p) => x!.dims![p]!));
     }
     case 'MatMul':
@@ -225,15 +205,15 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
       return shaped(dims, type);
     }
     case 'MatMulNBits': {
-      const out = a.ints.get('N');
+      const out = n.ints.get('N');
       if (!x!.dims || out === undefined) return shaped(null);
       return shaped([...x!.dims.slice(0, -1), constant(out)]);
     }
     case 'Gemm': {
       const b = ins[1]?.dims;
       if (!x!.dims || !b || x!.dims.length !== 2 || b.length !== 2) return shaped(null);
-      const m = a.ints.get('transA') ? x!.dims[1]! : x!.dims[0]!;
-      const nn = a.ints.get('transB') ? b[0]! : b[1]!;
+      const m = n.ints.get('transA') ? x!.dims[1]! : x!.dims[0]!;
+      const nn = n.ints.get('transB') ? b[0]! : b[1]!;
       return shaped([m, nn]);
     }
     case 'ReduceMean':
@@ -245,20 +225,20 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
     case 'ReduceSumSquare': {
       if (!x!.dims) return shaped(null);
       const r = x!.dims.length;
-      const given = a.lists.get('axes') ?? (n.inputs[1] ? numbers(ins[1]?.values) : []);
+      const given = n.lists.get('axes') ?? (n.inputs[1] ? numbers(ins[1]?.values) : []);
       if (given === null) return shaped(null);
-      const axes = given.length === 0 ? ((a.ints.get('noop_with_empty_axes') ?? 0) ? [] : x!.dims.map((_, i) => i)) : given.map((v) => normalize(v, r));
+      const axes = given.length === 0 ? ((n.ints.get('noop_with_empty_axes') ?? 0) ? [] : x!.dims.map((_, i) => i)) : given.map((v) => normalize(v, r));
       if (axes.some((v) => v === null)) return shaped(null);
-      const keep = (a.ints.get('keepdims') ?? 1) !== 0;
+      const keep = (n.ints.get('keepdims') ?? 1) !== 0;
       const dims = x!.dims.flatMap((d, i) => (axes.includes(i) ? (keep ? [ONE] : []) : [d]));
       return shaped(dims);
     }
     case 'Slice':
-      return slice(x!, ins, n.inputs, a);
+      return slice(x!, ins, n.inputs, n);
     case 'Split': {
       if (!x!.dims) return [];
-      const axis = normalize(a.ints.get('axis') ?? 0, x!.dims.length);
-      const sizes = a.lists.get('split') ?? numbers(ins[1]?.values) ?? evenSplit(axis === null ? null : x!.dims[axis]!, n.outputs.length);
+      const axis = normalize(n.ints.get('axis') ?? 0, x!.dims.length);
+      const sizes = n.lists.get('split') ?? numbers(ins[1]?.values) ?? evenSplit(axis === null ? null : x!.dims[axis]!, n.outputs.length);
       if (axis === null || !sizes || sizes.length !== n.outputs.length) return [];
       return sizes.map((s) => ({ type: x!.type, dims: x!.dims!.map((d, i) => (i === axis ? constant(s) : d)), values: null }));
     }
@@ -273,11 +253,11 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
       return shaped(target && x!.dims ? broadcast(x!.dims, target) : null);
     }
     case 'ConstantOfShape': {
-      const value = a.tensors.get('value');
+      const value = tensor('value');
       return shaped(x!.values, value ? value.type : FLOAT);
     }
     case 'Constant': {
-      const t = a.tensors.get('value');
+      const t = tensor('value');
       return t ? shaped(t.dims.map(constant), t.type, int64Values(t)) : [];
     }
     case 'QuantizeLinear':
@@ -297,8 +277,8 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
     case 'GroupQueryAttention': {
       // The attention's output: the query's shape, or for a packed query, key and value ([q | k | v] heads) the query's part of it.
       if (!x!.dims || x!.dims.length !== 3) return [];
-      const heads = a.ints.get('num_heads');
-      const kvHeads = a.ints.get('kv_num_heads');
+      const heads = n.ints.get('num_heads');
+      const kvHeads = n.ints.get('kv_num_heads');
       const hidden = n.inputs[1] ? x!.dims[2]! : heads && kvHeads ? div(mul(x!.dims[2]!, constant(heads)), constant(heads + 2 * kvHeads)) : null;
       return hidden ? [{ type: x!.type, dims: [x!.dims[0]!, x!.dims[1]!, hidden], values: null }] : [];
     }
@@ -307,12 +287,12 @@ function infer(n: NodeView, get: (name: string) => Known | null): Known[] {
   }
 }
 
-function slice(x: Known, ins: (Known | null)[], names: string[], a: Attributes): Known[] {
-  const starts = a.lists.get('starts') ?? numbersOrDims(ins[1]?.values);
-  const ends = a.lists.get('ends') ?? numbersOrDims(ins[2]?.values);
+function slice(x: Known, ins: (Known | null)[], names: string[], n: NodeInfo): Known[] {
+  const starts = n.lists.get('starts') ?? numbersOrDims(ins[1]?.values);
+  const ends = n.lists.get('ends') ?? numbersOrDims(ins[2]?.values);
   if (!x.dims || !starts || !ends) return [{ type: x.type, dims: null, values: null }];
   const r = x.dims.length;
-  const axes = a.lists.get('axes') ?? (names[3] ? numbers(ins[3]?.values) : starts.map((_, i) => i));
+  const axes = n.lists.get('axes') ?? (names[3] ? numbers(ins[3]?.values) : starts.map((_, i) => i));
   const steps = names[4] ? numbers(ins[4]?.values) : starts.map(() => 1);
   if (!axes || !steps) return [{ type: x.type, dims: null, values: null }];
   const dims = [...x.dims];
@@ -322,9 +302,9 @@ function slice(x: Known, ins: (Known | null)[], names: string[], a: Attributes):
     const length = axis === null || steps[i] !== 1 ? null : sliced(dims[axis]!, starts[i]!, ends[i]!);
     if (length === null) return [{ type: x.type, dims: null, values: null }];
     if (values && r === 1) {
-      const n = values.length;
-      const s = typeof starts[i] === 'number' ? clampIndex(starts[i] as number, n) : null;
-      const e = typeof ends[i] === 'number' ? clampIndex(ends[i] as number, n) : null;
+      const count = values.length;
+      const s = typeof starts[i] === 'number' ? clampIndex(starts[i] as number, count) : null;
+      const e = typeof ends[i] === 'number' ? clampIndex(ends[i] as number, count) : null;
       values = s === null || e === null ? null : values.slice(s, Math.max(s, e));
     } else values = null;
     dims[axis!] = length;
@@ -427,54 +407,5 @@ function int64Values(t: TensorInfo): Dim[] | null {
   if (t.data.byteLength !== count * width) return null;
   const view = new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
   return Array.from({ length: count }, (_, i) => constant(width === 8 ? Number(view.getBigInt64(i * 8, true)) : view.getInt32(i * 4, true)));
-}
-
-/** A varint read as a signed 64-bit integer (negative attributes are ten-byte two's complement). */
-function signedVarint(buf: Uint8Array, pos: number): [number, number] {
-  let value = 0n;
-  let shift = 0n;
-  for (let i = 0; i < 10; i++) {
-    const byte = buf[pos++]!;
-    value |= BigInt(byte & 0x7f) << shift;
-    if (byte < 0x80) return [Number(BigInt.asIntN(64, value)), pos];
-    shift += 7n;
-  }
-  throw new Error('ONNX model: varint longer than 10 bytes');
-}
-
-function nodeOf(buf: Uint8Array, field: Field, external: ExternalData): NodeView {
-  const n: NodeView = { op: '', domain: '', inputs: [], outputs: [], attributes: { ints: new Map(), lists: new Map(), tensors: new Map() } };
-  for (const f of fields(buf, field.payloadStart, field.end)) {
-    if (f.number === NODE_INPUTS) n.inputs.push(text(buf, f));
-    else if (f.number === NODE_OUTPUTS) n.outputs.push(text(buf, f));
-    else if (f.number === NODE_OP) n.op = text(buf, f);
-    else if (f.number === NODE_DOMAIN) n.domain = text(buf, f);
-    else if (f.number === NODE_ATTRIBUTE && f.wire === WIRE_BYTES) readAttribute(buf, f, n.attributes, external);
-  }
-  return n;
-}
-
-/** AttributeProto: name 1, i 3, t 5, ints 8 (packed or not). */
-function readAttribute(buf: Uint8Array, field: Field, into: Attributes, external: ExternalData): void {
-  let name = '';
-  let int: number | null = null;
-  const list: number[] = [];
-  let tensor: TensorInfo | null = null;
-  for (const a of fields(buf, field.payloadStart, field.end)) {
-    if (a.number === ATTRIBUTE_NAME) name = text(buf, a);
-    else if (a.number === 3 && a.wire === WIRE_VARINT) int = signedVarint(buf, a.payloadStart)[0];
-    else if (a.number === 5 && a.wire === WIRE_BYTES) tensor = parseTensor(buf, a, external)[1];
-    else if (a.number === 8 && a.wire === WIRE_VARINT) list.push(signedVarint(buf, a.payloadStart)[0]);
-    else if (a.number === 8 && a.wire === WIRE_BYTES) {
-      for (let pos = a.payloadStart; pos < a.end; ) {
-        const [v, next] = signedVarint(buf, pos);
-        list.push(v);
-        pos = next;
-      }
-    }
-  }
-  if (int !== null) into.ints.set(name, int);
-  if (list.length) into.lists.set(name, list);
-  if (tensor) into.tensors.set(name, tensor);
 }
 
