@@ -2,9 +2,10 @@
  * `npm run bench -- --only serve`, the bare-session rows beside the embedded ones
  * (embedded-serve-rows.ts): onnxruntime-node alone, in a process of its own
  * (bare-session-process.ts) with no engine, no server and no tokenizer, on the graph `jev-local
- * serve` creates (src/server/node-session-rewrites.ts: logits for the rows read, and q4's int8
- * projections and 8-bit head; a file above the inline bound, as the 540 MB fp32 one, from its path
- * as exported), with the same threads and options (src/engine/load/node-session-options.ts).
+ * serve` creates (src/server/node-session-rewrites.ts: logits for the rows read, step outputs, and
+ * q4's int8 projections and 8-bit head; a file above the inline bound, as the 540 MB fp32 one, as
+ * its graph alone, its weights read from the file), with the same threads and options
+ * (src/engine/load/node-session-options.ts).
  * Prefill: one pass over as many ids as the served prompt has; decode: DECODE_TOKENS passes of one
  * id, each feeding the cache the one before returned. So the row is the most the embedded engine
  * could decode and prefill on this runtime: where the embedded row misses llama.cpp's, this one
@@ -19,11 +20,10 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { nodeSessionOptionsFor } from '../../src/engine/load/node-session-options.ts';
-import { MAX_INLINE_REWRITE_BYTES, nodeRewrite } from '../../src/server/node-session-rewrites.ts';
+import { installNodeRewrites } from '../../src/server/node-session-rewrites.ts';
 import { round } from './measure.ts';
 import { median } from './schema.ts';
 import { DECODE_TOKENS } from './served-timing.ts';
@@ -56,10 +56,12 @@ export interface BareSessionTimes {
  */
 export async function stepBareSession(root: string, model: string, dtype: BareDtype, threads: number, reps: number, promptTokens: number): Promise<BareSessionTimes> {
   const path = join(root, model, 'onnx', FILE[dtype]);
-  const rewritten = statSync(path).size <= MAX_INLINE_REWRITE_BYTES ? nodeRewrite(new Uint8Array(readFileSync(path)))?.graph : undefined;
   // The options the served engine's session gets (runtime-env.ts), its threads not spinning between operators.
   const options: ort.InferenceSession.SessionOptions = { ...nodeSessionOptionsFor(threads, 'cpu'), interOpNumThreads: 1, graphOptimizationLevel: 'all' };
-  const session = rewritten ? await ort.InferenceSession.create(rewritten, options) : await ort.InferenceSession.create(path, options);
+  // Created as the server's thread creates it: through its rewrites (node-session-rewrites.ts).
+  const factory = { create: (model: unknown, opts: unknown) => ort.InferenceSession.create(model as string, opts as ort.InferenceSession.SessionOptions) as Promise<unknown> };
+  installNodeRewrites(factory, 'cpu');
+  const session = (await factory.create(path, options)) as ort.InferenceSession;
   try {
     const kv = session.inputNames.filter((n) => n.startsWith('past_key_values'));
     const meta = new Map((session.inputMetadata as unknown as readonly { name: string; shape?: readonly (number | string)[] }[]).map((m) => [m.name, m.shape ?? []]));

@@ -3,6 +3,10 @@ import { basename, dirname } from 'node:path';
 import { withInt8Accuracy } from '../engine/graph/int8-accuracy.ts';
 import { keepLogitsRows } from '../engine/graph/logits-to-keep.ts';
 import { withNbitsHead } from '../engine/graph/nbits-head.ts';
+import { externalizeWeights } from '../engine/graph/externalize-weights.ts';
+import type { ExternalData } from '../engine/graph/onnx-graph.ts';
+import { withStepOutputs } from '../engine/graph/step-outputs.ts';
+import { externalizeFile } from './externalize-file.ts';
 
 interface SessionFactory {
   create(...args: unknown[]): Promise<unknown>;
@@ -15,35 +19,41 @@ interface SessionFactory {
 export interface NodeRewriteCount {
   models: number;
   logitsToKeep: number;
+  /** Models given step outputs (engine/graph/step-outputs.ts). */
+  stepOutputs: number;
   nodes: number;
   heads: number;
 }
 
-/** A q4 graph for onnxruntime-node's int8 kernels: its projections raised (int8-accuracy.ts), then its float32 head made an 8-bit MatMulNBits (nbits-head.ts). */
-export function nodeQ4Rewrite(model: Uint8Array): { graph: Uint8Array; nodes: number; head: boolean } | null {
+/** A q4 graph for onnxruntime-node's int8 kernels: its projections raised (int8-accuracy.ts), then its float32 head made an 8-bit MatMulNBits (nbits-head.ts; its weights read through `external` where they are external data). */
+export function nodeQ4Rewrite(model: Uint8Array, external: ExternalData = () => null): { graph: Uint8Array; nodes: number; head: boolean } | null {
   const raised = withInt8Accuracy(model);
   if (!raised) return null;
-  const head = withNbitsHead(raised.graph);
+  const head = withNbitsHead(raised.graph, external);
   return { graph: head?.graph ?? raised.graph, nodes: raised.nodes, head: head !== null };
 }
 
 /**
  * A model for onnxruntime-node's CPU provider: logits for the rows asked for only
- * (engine/graph/logits-to-keep.ts, as the page's sessions get them), then for a q4 graph its
- * int8 projections and 8-bit head (`nodeQ4Rewrite`). Null where neither applies.
+ * (engine/graph/logits-to-keep.ts, as the page's sessions get them), each pass's new keys and
+ * values as outputs of their own (engine/graph/step-outputs.ts: an extraction's rows are then
+ * written in place instead of copied out whole at every step), then for a q4 graph its int8
+ * projections and 8-bit head (`nodeQ4Rewrite`). Null where none applies.
  */
-export function nodeRewrite(model: Uint8Array): { graph: Uint8Array; logitsToKeep: boolean; nodes: number; head: boolean } | null {
+export function nodeRewrite(model: Uint8Array, external: ExternalData = () => null): { graph: Uint8Array; logitsToKeep: boolean; stepOutputs: boolean; nodes: number; head: boolean } | null {
   const kept = keepLogitsRows(model);
-  const q4 = nodeQ4Rewrite(kept ?? model);
-  if (!kept && !q4) return null;
-  return { graph: q4?.graph ?? kept!, logitsToKeep: kept !== null, nodes: q4?.nodes ?? 0, head: q4?.head ?? false };
+  const stepped = withStepOutputs(kept ?? model);
+  const q4 = nodeQ4Rewrite(stepped ?? kept ?? model, external);
+  if (!kept && !stepped && !q4) return null;
+  return { graph: q4?.graph ?? stepped ?? kept!, logitsToKeep: kept !== null, stepOutputs: stepped !== null, nodes: q4?.nodes ?? 0, head: q4?.head ?? false };
 }
 
 /**
- * The largest model file rewritten whole in memory. Above it a file whose weights are inline is
- * created from its path as exported: reading, rewriting and handing onnxruntime 540 MB as bytes
- * (the 135M-shaped model's fp32 graph) took its server from 3.5–3.9 s to 6.4–6.5 s to ready and
- * 0.5 GB more at its peak, where onnxruntime reads a path itself.
+ * The largest model file read whole (its weights for a rewrite that reads them: the q4 head).
+ * Above it only the graph's own bytes are read (externalize-file.ts), and a rewrite that needs
+ * weights is not made. Reading, rewriting and handing onnxruntime 540 MB as bytes (the 135M-shaped
+ * model's fp32 graph) had taken its server from 3.5–3.9 s to 6.4–6.5 s to ready and 0.5 GB more at
+ * its peak, where onnxruntime reads a path itself.
  */
 export const MAX_INLINE_REWRITE_BYTES = 256 << 20;
 
@@ -62,9 +72,12 @@ export const MAX_INLINE_REWRITE_BYTES = 256 << 20;
  *
  * A graph whose weights are in external data files beside it (`model.onnx_data`…) is small: it is
  * read and rewritten, and onnxruntime reads the weights from the model's folder as before
- * (`session.model_external_initializers_file_folder_path`). A file with inline weights is read and
- * rewritten whole up to `maxInlineBytes` (default `MAX_INLINE_REWRITE_BYTES`), and above it created
- * from its path as exported; so is a model with nothing to rewrite. Installed once per thread,
+ * (`session.model_external_initializers_file_folder_path`). So is a file with inline weights: up
+ * to `maxInlineBytes` (default `MAX_INLINE_REWRITE_BYTES`) it is read whole, its weights named as
+ * external data of the file itself (engine/graph/externalize-weights.ts), the graph rewritten
+ * alone (the q4 head's rewrite reading its weights from the bytes read); above it, its graph is
+ * read without its weights (externalize-file.ts). onnxruntime then reads the weights from the file.
+ * A model with nothing to rewrite is created from its path as exported. Installed once per thread,
  * before the engine loads (worker/engine.worker.node.ts).
  *
  * Not on `--device cuda` (null: nothing installed): the int8 activations are a choice for MLAS's
@@ -74,7 +87,7 @@ export const MAX_INLINE_REWRITE_BYTES = 256 << 20;
  */
 export function installNodeRewrites(factory: SessionFactory, device: 'cpu' | 'cuda' = 'cpu', maxInlineBytes = MAX_INLINE_REWRITE_BYTES): NodeRewriteCount | null {
   if (device === 'cuda') return null;
-  const count: NodeRewriteCount = { models: 0, logitsToKeep: 0, nodes: 0, heads: 0 };
+  const count: NodeRewriteCount = { models: 0, logitsToKeep: 0, stepOutputs: 0, nodes: 0, heads: 0 };
   const original = factory.create.bind(factory);
   factory.create = async (model: unknown, ...rest: unknown[]) => {
     const [options, ...more] = rest;
@@ -82,13 +95,14 @@ export function installNodeRewrites(factory: SessionFactory, device: 'cpu' | 'cu
       typeof model === 'string'
         ? await readModelFile(model, maxInlineBytes)
         : model instanceof Uint8Array && !hasExternalDataOption(options) && model.byteLength <= maxInlineBytes
-          ? { bytes: model, folder: null }
+          ? { bytes: model, folder: null, external: () => null }
           : null;
-    const rewritten = given ? nodeRewrite(given.bytes) : null;
+    const rewritten = given ? nodeRewrite(given.bytes, given.external) : null;
     if (!rewritten) return original(model, ...rest);
     const session = await original(rewritten.graph, given!.folder === null ? options : withWeightsFolder(options, given!.folder), ...more);
     count.models++;
     if (rewritten.logitsToKeep) count.logitsToKeep++;
+    if (rewritten.stepOutputs) count.stepOutputs++;
     count.nodes += rewritten.nodes;
     if (rewritten.head) count.heads++;
     return session;
@@ -105,14 +119,24 @@ function withWeightsFolder(options: unknown, folder: string): Record<string, unk
 }
 
 /**
- * A model file's bytes to rewrite, and the folder its external data is read from (null: inline
- * weights); null where it is not rewritten (inline and over `maxInlineBytes`) or cannot be read,
- * so that onnxruntime is handed the path and reports in its own words.
+ * A model file's graph to rewrite, the folder its external data is read from (null: its weights
+ * are inline in it), and what the rewrites may read of that data; null where it cannot be read, so
+ * that onnxruntime is handed the path and reports in its own words.
  */
-async function readModelFile(path: string, maxInlineBytes: number): Promise<{ bytes: Uint8Array; folder: string | null } | null> {
+async function readModelFile(path: string, maxInlineBytes: number): Promise<{ bytes: Uint8Array; folder: string | null; external: ExternalData } | null> {
+  const none: ExternalData = () => null;
   try {
-    if (await hasExternalData(path)) return { bytes: new Uint8Array(await readFile(path)), folder: dirname(path) };
-    if ((await stat(path)).size <= maxInlineBytes) return { bytes: new Uint8Array(await readFile(path)), folder: null };
+    if (await hasExternalData(path)) return { bytes: new Uint8Array(await readFile(path)), folder: dirname(path), external: none };
+    const name = basename(path);
+    if ((await stat(path)).size <= maxInlineBytes) {
+      // The rewrites made on the graph alone (a few hundred KiB), each a copy of it, not of the
+      // weights; a rewrite that reads weights (the q4 head) reads them from the file's bytes.
+      const whole = new Uint8Array(await readFile(path));
+      const small = externalizeWeights(whole, name);
+      return small ? { bytes: small.graph, folder: dirname(path), external: (location) => (location === name ? whole : null) } : { bytes: whole, folder: null, external: none };
+    }
+    const graph = await externalizeFile(path, name);
+    if (graph) return { bytes: graph, folder: dirname(path), external: none };
   } catch {
     // Unreadable here: onnxruntime's own error, as without the rewrites.
   }
@@ -131,4 +155,19 @@ async function hasExternalData(path: string): Promise<boolean> {
 
 function hasExternalDataOption(options: unknown): boolean {
   return typeof options === 'object' && options !== null && Array.isArray((options as { externalData?: unknown }).externalData) && (options as { externalData: unknown[] }).externalData.length > 0;
+}
+
+/**
+ * `load` run with the rewrites installed on `factory` (onnxruntime-node's `InferenceSession`), and
+ * the factory as it was afterwards: an in-process engine whose sessions are created as the server's
+ * thread creates them (the bench's Node rows, tests). What `load` creates meanwhile is rewritten.
+ */
+export async function withNodeRewrites<T>(factory: SessionFactory, load: () => Promise<T>): Promise<T> {
+  const create = factory.create;
+  installNodeRewrites(factory, 'cpu');
+  try {
+    return await load();
+  } finally {
+    factory.create = create;
+  }
 }

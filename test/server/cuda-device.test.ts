@@ -87,7 +87,7 @@ describe('--device cuda', () => {
     expect(installNodeRewrites(cuda, 'cuda')).toBeNull();
     expect(cuda.create).toBe(original);
     const cpu = { create: original };
-    expect(installNodeRewrites(cpu, 'cpu')).toEqual({ models: 0, logitsToKeep: 0, nodes: 0, heads: 0 });
+    expect(installNodeRewrites(cpu, 'cpu')).toEqual({ models: 0, logitsToKeep: 0, stepOutputs: 0, nodes: 0, heads: 0 });
     expect(cpu.create).not.toBe(original);
   });
 

@@ -1,10 +1,13 @@
 /**
  * The in-process server's sessions (src/server/node-session-rewrites.ts, installed in the engine's
  * thread): every model file onnxruntime-node is asked to create is given `num_logits_to_keep`
- * (engine/graph/logits-to-keep.ts), and a q4 one its int8 projections and 8-bit head after that.
- * Checked against independent readings: the factory receives the rewritten bytes (the input is
- * declared, the counts say what was done), a model with external data beside it is passed on as
- * it was, and in onnxruntime-node the rows kept are the numbers of the graph computing every row
+ * (engine/graph/logits-to-keep.ts) and step outputs (engine/graph/step-outputs.ts), and a q4 one
+ * its int8 projections and 8-bit head after that; a file above the bound on inline weights is
+ * handed over as its graph alone, its weights read from the file.
+ * Checked against independent readings: the factory receives the rewritten graph (the input is
+ * declared, the counts say what was done) with the folder its weights are read from, which give in
+ * onnxruntime-node the numbers of the file itself (fp32) or of the whole file's rewrite (q4), and in
+ * onnxruntime-node the rows kept are the numbers of the graph computing every row
  * (fp32 against the original export; q4 against the q4 rewrite alone, so adding the row slice
  * changed nothing of the int8 arithmetic).
  */
@@ -62,23 +65,30 @@ function lastRowsDiff(a: { data: Float32Array; dims: readonly number[] }, b: { d
 }
 
 describe('the in-process server\'s session rewrites', () => {
-  it('hands onnxruntime-node the rewritten bytes; an external-data graph with its folder; a file above the bound as it was', async () => {
+  it('hands onnxruntime-node the rewritten graph alone with its folder, for inline and external weights and a file above the bound', async () => {
     const calls: unknown[][] = [];
     const factory = { create: async (...args: unknown[]) => calls.push(args) };
     const count = installNodeRewrites(factory, 'cpu')!;
+    const folder = { extra: { session: { model_external_initializers_file_folder_path: join(GENERATED, TINY, 'onnx') } } };
     await factory.create(file('model.onnx'), { intraOpNumThreads: 1 });
     expect(calls[0]![0]).toBeInstanceOf(Uint8Array);
-    expect(calls[0]![1]).toEqual({ intraOpNumThreads: 1 });
+    // Its weights named in the file itself, which onnxruntime reads from the folder.
+    expect((calls[0]![0] as Uint8Array).byteLength).toBeLessThan(readFileSync(file('model.onnx')).byteLength / 4);
+    expect(calls[0]![1]).toEqual({ intraOpNumThreads: 1, ...folder });
     expect(declares(readFileSync(file('model.onnx')))).toBe(false);
     expect(declares(calls[0]![0] as Uint8Array)).toBe(true);
-    expect(count).toEqual({ models: 1, logitsToKeep: 1, nodes: 0, heads: 0 });
+    expect(lastRowsDiff(await logits(file('model.onnx'), null), await logits(calls[0]![0] as Uint8Array, 0, calls[0]![1] as object), IDS.length)).toBe(0);
+    expect(count).toEqual({ models: 1, logitsToKeep: 1, stepOutputs: 1, nodes: 0, heads: 0 });
 
     const q4 = new Uint8Array(readFileSync(file('model_q4.onnx')));
     const projections = [...readGraph(q4)!.nodes.values()].filter((n) => n.op === 'MatMulNBits').length;
     expect(projections).toBeGreaterThan(0);
-    await factory.create(q4);
+    await factory.create(file('model_q4.onnx'));
     expect(declares(calls[1]![0] as Uint8Array)).toBe(true);
-    expect(count).toEqual({ models: 2, logitsToKeep: 2, nodes: projections, heads: 1 });
+    // The 8-bit head made from the weights read, the other weights read by onnxruntime from the file: the numbers of the whole file's rewrite.
+    expect(count).toEqual({ models: 2, logitsToKeep: 2, stepOutputs: 2, nodes: projections, heads: 1 });
+    expect(calls[1]![1]).toEqual(folder);
+    expect(lastRowsDiff(await logits(nodeRewrite(q4)!.graph, 0), await logits(calls[1]![0] as Uint8Array, 0, calls[1]![1] as object), IDS.length)).toBe(0);
 
     // model_fp16.onnx has model_fp16.onnx_data beside it: the graph is rewritten, the weights read from the folder.
     await factory.create(file('model_fp16.onnx'), { intraOpNumThreads: 1, extra: { session: { use_env_allocators: '0' } } });
@@ -86,17 +96,27 @@ describe('the in-process server\'s session rewrites', () => {
     expect(calls[2]![1]).toEqual({ intraOpNumThreads: 1, extra: { session: { use_env_allocators: '0', model_external_initializers_file_folder_path: join(GENERATED, TINY, 'onnx') } } });
     expect(count.logitsToKeep).toBe(3);
 
-    // Above the bound on inline weights: the path, untouched (onnxruntime reads it itself).
+    // Above the bound on inline weights: the graph alone, rewritten, its weights read from the file in its folder (externalize-file.ts).
     const bounded = { create: async (...args: unknown[]) => calls.push(args) };
-    const none = installNodeRewrites(bounded, 'cpu', 1024)!;
-    await bounded.create(file('model.onnx'));
-    expect(calls[3]![0]).toBe(file('model.onnx'));
-    expect(none.models).toBe(0);
+    const big = installNodeRewrites(bounded, 'cpu', 1024)!;
+    await bounded.create(file('model.onnx'), { intraOpNumThreads: 1 });
+    const [graph, options] = calls[3] as [Uint8Array, object];
+    expect(graph.byteLength).toBeLessThan(readFileSync(file('model.onnx')).byteLength / 4);
+    expect(declares(graph)).toBe(true);
+    expect(options).toEqual({ intraOpNumThreads: 1, extra: { session: { model_external_initializers_file_folder_path: join(GENERATED, TINY, 'onnx') } } });
+    expect(big).toMatchObject({ models: 1, logitsToKeep: 1, stepOutputs: 1 });
+    expect(lastRowsDiff(await logits(file('model.onnx'), null), await logits(graph, 0, options), IDS.length)).toBe(0);
+
+    // Bytes handed over (no file to read weights from): rewritten whole.
+    await factory.create(new Uint8Array(readFileSync(file('model.onnx'))));
+    expect((calls[4]![0] as Uint8Array).byteLength).toBeGreaterThan(readFileSync(file('model.onnx')).byteLength);
+    expect(calls[4]![1]).toBeUndefined();
+    expect(count.models).toBe(4);
 
     // A file that cannot be read: onnxruntime is handed the path, to fail in its own words.
     await factory.create(file('missing.onnx'));
-    expect(calls[4]![0]).toBe(file('missing.onnx'));
-    expect(count.models).toBe(3);
+    expect(calls[5]![0]).toBe(file('missing.onnx'));
+    expect(count.models).toBe(4);
   });
 
   it('reads an external-data graph\'s weights from its folder and keeps its rows (fp16)', async () => {

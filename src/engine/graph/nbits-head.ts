@@ -12,18 +12,19 @@
  *
  * Made only for graphs that already hold MatMulNBits (q4, q4f16: the com.microsoft domain is
  * imported, and the format is already approximate); a float32 graph stays exact. Null where the
- * head is not a plain float32 product by an initializer whose K is a multiple of 32.
+ * head is not a plain float32 product by an initializer whose K is a multiple of 32, or where its
+ * weights are external data that `external` does not give.
  */
 import { isPlainTransBGemm, lmHeadNode } from './lm-head.ts';
 import { GRAPH_INITIALIZER, GRAPH_NODE, intAttribute, node, rawTensor, TensorType, withGraph } from './onnx-messages.ts';
-import { readGraph } from './onnx-graph.ts';
+import { readGraph, type ExternalData } from './onnx-graph.ts';
 import { Pieces } from './onnx-wire.ts';
 
 const BLOCK = 32;
 const P = 'jev_nbits_head/';
 
-export function withNbitsHead(model: Uint8Array): { graph: Uint8Array; bytes: number } | null {
-  const g = readGraph(model);
+export function withNbitsHead(model: Uint8Array, external: ExternalData = () => null): { graph: Uint8Array; bytes: number } | null {
+  const g = readGraph(model, external);
   if (!g) return null;
   if (![...g.nodes.values()].some((n) => n.op === 'MatMulNBits')) return null;
   const head = lmHeadNode(g.nodes.values());
