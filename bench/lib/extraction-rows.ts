@@ -1,6 +1,8 @@
 /**
  * `extraction` rows (docs/extraction.md), in Node (onnxruntime-node, an in-process engine:
- * test/support/local-client.ts) on the generated 135M-shaped model (smollm2-135m-random, fp32):
+ * test/support/local-client.ts, its sessions created with the server thread's rewrites,
+ * src/server/node-session-rewrites.ts, as `jev-local serve` creates them) on the generated
+ * 135M-shaped model (smollm2-135m-random, fp32):
  *
  * - For F = 1, 4, 16 fields on one state, from a cleared prefix cache each time: `shared_ms`, one
  *   request with the F fields (the state's cache computed once, each field branching from it), and
@@ -27,6 +29,8 @@ import { commitId, machineDescription } from '../../scripts/machine/machine.ts';
 import { GENERATED } from '../../scripts/models/roots.ts';
 import { loadEngine } from '../../test/support/models.ts';
 import { localClient } from '../../test/support/local-client.ts';
+import { InferenceSession } from 'onnxruntime-node';
+import { withNodeRewrites } from '../../src/server/node-session-rewrites.ts';
 import type { CopyMaskRow, ExtractionRow } from './schema-feature-rows.ts';
 import { median } from './schema.ts';
 
@@ -63,7 +67,7 @@ export function extractionBody(f: number): { model: string; state: string; field
  * The rows for F = 1, 4 and 16: F fields in one request against F one-field requests, each from a
  * cleared prefix cache, the two ways alternated; `where` names the engine (Node or the page).
  */
-export async function fieldRows(way: ExtractionWay, reps: number, log: (...a: unknown[]) => void, where: ExtractionRow['where']): Promise<ExtractionRow[]> {
+export async function fieldRows(way: ExtractionWay, reps: number, log: (...a: unknown[]) => void, where: ExtractionRow['where'], inPlace?: boolean): Promise<ExtractionRow[]> {
   const rows: ExtractionRow[] = [];
   for (const f of [1, 4, 16]) {
     const body = extractionBody(f);
@@ -116,6 +120,7 @@ export async function fieldRows(way: ExtractionWay, reps: number, log: (...a: un
       ceiling: Number(ceiling.toFixed(2)),
       of_ceiling: Number((speedup / ceiling).toFixed(3)),
       reps: rowReps,
+      ...(inPlace === undefined ? {} : { rows_in_place: inPlace }),
     };
     rows.push(row);
     log(`extraction (${where}) F=${f}: shared ${row.shared_ms} ms, separate ${row.separate_ms} ms: ${row.speedup}× of a ${row.ceiling}× token ceiling (${Math.round(row.of_ceiling * 100)} %)`);
@@ -124,7 +129,9 @@ export async function fieldRows(way: ExtractionWay, reps: number, log: (...a: un
 }
 
 export async function measureExtraction(reps: number, log: (...a: unknown[]) => void): Promise<{ extraction: ExtractionRow[]; copy_mask: CopyMaskRow[] }> {
-  const { client } = await localClient(GENERATED, MODEL);
+  const { client, engine } = await withNodeRewrites(InferenceSession as never, () => localClient(GENERATED, MODEL));
+  const inPlace = engine.languageModel!.inPlaceRows;
+  log(`extraction (node): ${MODEL} fp32 with the server's session rewrites; batched rows ${inPlace ? 'written in place' : 'returned whole each step'}`);
   const way: ExtractionWay = {
     async extract(body) {
       const t0 = performance.now();
@@ -133,7 +140,7 @@ export async function measureExtraction(reps: number, log: (...a: unknown[]) => 
     },
     clear: () => client.cache.clear(),
   };
-  const rows = await fieldRows(way, reps, log, 'node');
+  const rows = await fieldRows(way, reps, log, 'node', inPlace);
   client.terminate();
 
   const masks: CopyMaskRow[] = [];

@@ -173,6 +173,8 @@ export interface ExtractionRow {
   /** speedup / ceiling (target ≥ 0.9 at F ≥ 4). */
   of_ceiling: number;
   reps: number;
+  /** Node: whether the batched rows were written in place (LanguageModel.inPlaceRows); absent before 2026-12-05 (later) and in the page. */
+  rows_in_place?: boolean;
 }
 /** The copy constraint's mask per decoding step at one vocabulary. */
 export interface CopyMaskRow {

@@ -9,12 +9,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseExtractionRequest, type ExtractionAnswer } from '../../src/contract/index.ts';
+import { parseExtractionRequest } from '../../src/contract/index.ts';
 import { extract } from '../../src/engine/extraction/extract.ts';
 import { ROWS_MAX } from '../../src/engine/extraction/decode-rows.ts';
 import { LanguageModel } from '../../src/engine/model/language-model.ts';
 import { keepRows, stackRows, type CacheRows } from '../../src/engine/model/kv-rows.ts';
 import { selectRows } from '../support/select-rows.ts';
+import { cachesOf, expectEachAlone, withRowWidths } from '../support/batched-rows.ts';
 import { GENERATED, loadEngine, TINY } from '../support/models.ts';
 import { referenceLogProbs } from '../support/reference.ts';
 
@@ -37,20 +38,6 @@ function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let d = 0;
   for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i]! - b[i]!));
   return d;
-}
-
-/** Each field's answer among the others (`together`) is the one it gets asked alone: its value exactly, `pNull` and `confidence` within 1e-5. */
-async function expectEachAlone(lm: LanguageModel, body: { fields: Record<string, unknown> }, together: Record<string, ExtractionAnswer>): Promise<void> {
-  for (const [key, field] of Object.entries(body.fields)) {
-    const alone = await extract(lm, parseExtractionRequest({ ...body, fields: { [key]: field } }), { prefixes: null });
-    const a = alone.response.answers[key]!;
-    const b = together[key]!;
-    expect(b.type, key).toBe(a.type);
-    if (a.type === 'refusal' || b.type === 'refusal') continue;
-    expect(b.guess, key).toEqual(a.guess);
-    expect(Math.abs(b.pNull - a.pNull), key).toBeLessThan(1e-5);
-    expect(Math.abs(b.confidence - a.confidence), key).toBeLessThan(1e-5);
-  }
 }
 
 for (const id of [TINY, GEMMA]) {
@@ -82,14 +69,7 @@ for (const id of [TINY, GEMMA]) {
         [50, 51],
         [60, 61, 62, 63],
       ];
-      const empty = lm.emptyCache();
-      const caches = [];
-      for (const s of seqs) {
-        const first = await lm.forward(s, empty, 1);
-        first.logits.dispose();
-        caches.push(first.cache);
-      }
-      empty.dispose();
+      const caches = await cachesOf(lm, seqs);
       let rows: CacheRows = stackRows(caches)!;
       expect(rows).not.toBeNull();
       for (const c of caches) c.dispose();
@@ -149,18 +129,7 @@ for (const id of [TINY, GEMMA]) {
       const body = { ...BODY, fields };
       await lm.rowsExact(); // its probe's pass is not the extraction's
       const live = lm.ledger.live;
-      const widths: number[] = [];
-      const forwardRows = lm.forwardRows.bind(lm);
-      lm.forwardRows = (ids, rows) => {
-        widths.push(ids.length);
-        return forwardRows(ids, rows);
-      };
-      let together;
-      try {
-        together = await extract(lm, parseExtractionRequest(body), { prefixes: null });
-      } finally {
-        lm.forwardRows = forwardRows;
-      }
+      const { result: together, widths } = await withRowWidths(lm, () => extract(lm, parseExtractionRequest(body), { prefixes: null }));
       expect(lm.ledger.live).toBe(live);
       expect(Math.max(...widths)).toBeLessThanOrEqual(ROWS_MAX);
       // Fields joined the batch as rows finished: fewer steps than batches of ROWS_MAX fields, one

@@ -22,5 +22,6 @@ export function selectRows(rows: CacheRows, keep: readonly number[]): CacheRows 
     cache: new KvCache(out, rows.cache.length, rows.cache.ledger),
     mask: keep.map((r) => rows.mask[r]!),
     positions: keep.map((r) => rows.positions[r]!),
+    used: rows.used,
   };
 }

@@ -24,6 +24,13 @@ import type { TokenBytes } from './token-bytes.ts';
 
 /** The most fields decoded in one batch. */
 export const ROWS_MAX = 8;
+/**
+ * Positions of room a batch is stacked with where the model writes each pass's keys and values in
+ * place (LanguageModel.inPlaceRows: onnxruntime-node); when they are used up, the rows are stacked
+ * again with as much (a copy of the rows, where a pass returning the whole cache copies it at every
+ * step).
+ */
+export const ROWS_ROOM = 16;
 /** The most bytes of the fields' caches one batch stacks (fields join it while it holds less): while it is stacked both copies are held (the fields' caches, and the rows they join, are disposed as soon as the batch is made), so a batch costs at most twice this beyond decoding one field at a time. */
 export const ROWS_MAX_BYTES = 128 * 1024 * 1024;
 
@@ -91,6 +98,7 @@ async function decodeJoining(
   let next = 0;
   let live: { i: number; o: OpenField }[] = [];
   let rows: CacheRows | null = null;
+  const room = lm.inPlaceRows ? ROWS_ROOM : 0;
   try {
     for (;;) {
       if (live.length <= ROWS_MAX / 2 && next < count) {
@@ -112,7 +120,7 @@ async function decodeJoining(
           return;
         }
         if (joining.length > 0) {
-          const joined = stackRows(joining.map((j) => j.o.cache), rows);
+          const joined = stackRows(joining.map((j) => j.o.cache), rows, room);
           if (!joined) {
             // Caches outside CPU memory. Not reached: rows are decoded only where `rowsExact` said
             // yes, which it says only for caches in CPU memory. A guard: these fields are decoded
@@ -134,8 +142,16 @@ async function decodeJoining(
         continue;
       }
       signal?.throwIfAborted();
+      if (room > 0 && rows.used === rows.cache.length) {
+        // The room is used up: the same rows, stacked again with room.
+        const roomier = stackRows([], rows, room);
+        if (roomier) {
+          rows.cache.dispose();
+          rows = roomier;
+        }
+      }
       const pass = await lm.forwardRows(live.map((l) => l.o.decoder.pending!), rows);
-      rows.cache.dispose();
+      if (pass.rows.cache !== rows.cache) rows.cache.dispose(); // else written in place
       rows = pass.rows;
       try {
         for (const [r, l] of live.entries()) l.o.decoder.feed(LanguageModel.rowLogProbRow(pass.logits, r));

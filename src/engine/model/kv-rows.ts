@@ -18,25 +18,34 @@ import { KvCache } from './kv-cache.ts';
  * Float16Array or as Uint16Array bits), never converted.
  */
 export interface CacheRows {
+  /** The batch's tensors, `[rows, heads, cache.length, head dim]`. Owned by the rows: a pass over rows with room writes into them. */
   cache: KvCache;
-  /** Per row: the positions that hold its tokens (1) and its gap (0, at the start), `cache.length` long. */
+  /** Per row: the positions that hold its tokens (1), its gap (0, at the start) and the room (0, at the end), `cache.length` long. */
   mask: Uint8Array[];
   /** Per row: how many tokens it has read (its next RoPE position). */
   positions: number[];
+  /**
+   * The positions in use: every row's last token is at `used - 1`. From there to `cache.length`
+   * is room (`stackRows`' `room`), masked, which a pass fills in place where the model can
+   * (LanguageModel.forwardRows, `writeStep`); `cache.length` where there is none.
+   */
+  used: number;
 }
 
 /**
  * The caches (batch 1 each) as the rows of one batched cache, after the rows of `onto` where it is
  * given (fields joining a batch that is already decoding: decode-rows.ts); null where any tensor is
  * not in CPU memory. The batch is as long as its longest row, and every row is aligned at its end:
- * a row of `onto` keeps its tokens and its position, with a gap longer by what the batch grew. The
- * caches and `onto` stay intact.
+ * a row of `onto` keeps its tokens and its position, with a gap longer by what the batch grew.
+ * `room` masked positions follow (`CacheRows.used`), for passes that write in place. The caches and
+ * `onto` stay intact.
  */
-export function stackRows(caches: readonly KvCache[], onto: CacheRows | null = null): CacheRows | null {
+export function stackRows(caches: readonly KvCache[], onto: CacheRows | null = null, room = 0): CacheRows | null {
   const first = onto?.cache ?? caches[0];
   if (!first) throw new Error('stackRows: no caches');
   const before = onto?.mask.length ?? 0;
-  const length = Math.max(onto?.cache.length ?? 0, ...caches.map((c) => c.length));
+  const used = Math.max(onto?.used ?? 0, ...caches.map((c) => c.length));
+  const length = used + room;
   const out: Record<string, Tensor> = Object.create(null);
   for (const name of Object.keys(first.tensors)) {
     const base = onto?.cache.tensors[name];
@@ -48,31 +57,48 @@ export function stackRows(caches: readonly KvCache[], onto: CacheRows | null = n
     const like = (base ?? sources[0]!) as Tensor;
     const [, h, , d] = like.dims as [number, number, number, number];
     const dst = emptyLike(like.data as ElementArray, (before + caches.length) * h * length * d);
-    // A row of `seq` positions per head, from `src` at (row, head) to the end of the batch's row.
-    const place = (src: ElementArray, srcRow: number, seq: number, dstRow: number) => {
+    // The first `seq` positions of a row `stride` positions long, per head, from `src` at (row, head) to the end of the batch's used positions.
+    const place = (src: ElementArray, srcRow: number, stride: number, seq: number, dstRow: number) => {
       for (let head = 0; head < h; head++) {
-        const from = (srcRow * h + head) * seq * d;
-        dst.set(src.subarray(from, from + seq * d) as never, ((dstRow * h + head) * length + (length - seq)) * d);
+        const from = (srcRow * h + head) * stride * d;
+        dst.set(src.subarray(from, from + seq * d) as never, ((dstRow * h + head) * length + (used - seq)) * d);
       }
     };
-    if (base) for (let r = 0; r < before; r++) place(base.data as ElementArray, r, base.dims[2]!, r);
-    for (const [r, t] of sources.entries()) place(t.data as ElementArray, 0, t.dims[2]!, before + r);
+    if (base) for (let r = 0; r < before; r++) place(base.data as ElementArray, r, base.dims[2]!, onto!.used, r);
+    for (const [r, t] of sources.entries()) place(t.data as ElementArray, 0, t.dims[2]!, t.dims[2]!, before + r);
     out[name] = new Tensor(like.type as 'float32', dst as never, [before + caches.length, h, length, d]);
   }
-  const grown = length - (onto?.cache.length ?? 0);
+  const grown = used - (onto?.used ?? 0);
   const mask = [
     ...(onto?.mask ?? []).map((m) => {
       const wider = new Uint8Array(length);
-      wider.set(m, grown);
+      wider.set(m.subarray(0, onto!.used), grown);
       return wider;
     }),
     ...caches.map((c) => {
       const m = new Uint8Array(length);
-      m.fill(1, length - c.length);
+      m.fill(1, used - c.length, used);
       return m;
     }),
   ];
-  return { cache: new KvCache(out, length, first.ledger), mask, positions: [...(onto?.positions ?? []), ...caches.map((c) => c.length)] };
+  return { cache: new KvCache(out, length, first.ledger), mask, positions: [...(onto?.positions ?? []), ...caches.map((c) => c.length)], used };
+}
+
+/**
+ * Writes a pass's new keys and values for the cache input `name` (`step`: `[rows, heads, 1, head
+ * dim]`, graph/step-outputs.ts) into the first free position of the rows' room, in place. The
+ * caller then marks that position in each row's mask and counts it in `used`.
+ */
+export function writeStep(rows: CacheRows, name: string, step: Tensor): void {
+  const t = rows.cache.tensors[name];
+  if (!t || t.location !== 'cpu' || step.location !== 'cpu') throw new Error(`writeStep: ${name} is not in CPU memory`);
+  const [n, h, length, d] = t.dims as [number, number, number, number];
+  if (rows.used >= length) throw new Error(`writeStep: no room left in ${length} positions`);
+  const [sn, sh, one, sd] = step.dims as [number, number, number, number];
+  if (sn !== n || sh !== h || one !== 1 || sd !== d) throw new Error(`writeStep: ${name}'s step is ${step.dims.join('×')}, the rows ${n}×${h}×${length}×${d}`);
+  const dst = t.data as ElementArray;
+  const src = step.data as ElementArray;
+  for (let rh = 0; rh < n * h; rh++) dst.set(src.subarray(rh * d, (rh + 1) * d) as never, (rh * length + rows.used) * d);
 }
 
 /**
@@ -103,5 +129,6 @@ export function keepRows(rows: CacheRows, keep: readonly number[]): CacheRows {
     cache: new KvCache(out, length, ledger, cache.release()),
     mask: keep.map((r) => rows.mask[r]!),
     positions: keep.map((r) => rows.positions[r]!),
+    used: rows.used,
   };
 }

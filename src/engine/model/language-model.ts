@@ -1,7 +1,8 @@
 import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { emptyLike, floatsOf, type ElementArray } from '../runtime/float16.ts';
 import { emptyCache, KvCache, type KvInput } from './kv-cache.ts';
-import { stackRows, type CacheRows } from './kv-rows.ts';
+import { stackRows, writeStep, type CacheRows } from './kv-rows.ts';
+import { stepOutputName } from '../runtime/step-output-names.ts';
 import { LogProbRow, logSoftmax } from './log-softmax.ts';
 import { TensorLedger } from '../runtime/tensor-ledger.ts';
 import { contextLengthOf, encodeText, positiveInt, type TokenizerModel } from './tokenizer-model.ts';
@@ -26,7 +27,10 @@ export interface PassHooks {
 /** Minimal view of an onnxruntime session, as transformers.js keeps it on the model. */
 interface SessionLike {
   inputNames: readonly string[];
+  outputNames?: readonly string[];
   inputMetadata?: readonly { name: string; type?: string; shape?: readonly (number | string)[] }[];
+  /** onnxruntime's run, fetching only the outputs named (LanguageModel's rows written in place). */
+  run?(feeds: Record<string, unknown>, fetches: readonly string[]): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -39,10 +43,15 @@ export class LanguageModel implements TokenizerModel {
   readonly vocabSize: number;
   readonly #hasPositionIds: boolean;
   readonly #hasLogitsToKeep: boolean;
+  readonly #session: SessionLike;
+  /** Whether the graph returns what each pass adds to the cache (graph/step-outputs.ts), and its attention has no sliding window. */
+  readonly #stepOutputs: boolean;
   #rowsExact: Promise<boolean> | undefined;
   /** Counts every token the model has been fed since load: tests observe prefill sizes here. */
   tokensFed = 0;
   forwardCalls = 0;
+  /** Batched passes whose new keys and values were written into the rows' room in place (`forwardRows`). */
+  inPlacePasses = 0;
   /** Passes whose KV cache stayed in wasm memory (resident-outputs.ts); 0 where outputs are copied. */
   residentPasses = 0;
   /** onnxruntime's wasm memory in bytes, as the last resident pass's outputs show it (EngineStatus.counters.wasmHeapBytes). */
@@ -103,8 +112,13 @@ export class LanguageModel implements TokenizerModel {
     if (this.kvInputs.length === 0) throw new Error(`model ${id} has no past_key_values inputs (a KV-cache export is required)`);
     this.#hasPositionIds = session.inputNames.includes('position_ids');
     this.#hasLogitsToKeep = session.inputNames.includes('num_logits_to_keep');
+    this.#session = session;
     const config = model.config as unknown as Record<string, unknown>;
     this.contextLength = contextLengthOf(config);
+    this.#stepOutputs =
+      typeof session.run === 'function' &&
+      this.kvInputs.every((k) => session.outputNames?.includes(stepOutputName(k.name.replace('past_key_values', 'present')))) &&
+      !slidingWindow(config, this.contextLength);
     this.vocabSize = positiveInt(config['vocab_size']) ?? 0;
   }
 
@@ -184,6 +198,7 @@ export class LanguageModel implements TokenizerModel {
   async forwardRows(ids: readonly number[], rows: CacheRows): Promise<{ logits: Tensor; rows: CacheRows }> {
     if (ids.length !== rows.mask.length || ids.length === 0) throw new Error(`forwardRows: ${ids.length} tokens for ${rows.mask.length} rows`);
     if (rows.cache.disposed) throw new Error('forwardRows: cache already disposed');
+    if (rows.used < rows.cache.length && this.inPlaceRows) return this.#passInPlace(ids, rows);
     const { logits, cache } = await this.#pass(ids, rows.cache, 1, rows);
     const length = cache.length;
     const mask = rows.mask.map((m) => {
@@ -192,7 +207,60 @@ export class LanguageModel implements TokenizerModel {
       next[length - 1] = 1;
       return next;
     });
-    return { logits, rows: { cache, mask, positions: rows.positions.map((p) => p + 1) } };
+    return { logits, rows: { cache, mask, positions: rows.positions.map((p) => p + 1), used: length } };
+  }
+
+  /**
+   * Whether `forwardRows` writes a pass's new keys and values into the rows' room in place (rows
+   * stacked with room: kv-rows.ts `stackRows`), fetching only the logits and what the pass adds
+   * (graph/step-outputs.ts) instead of the whole cache as a new copy. Only on onnxruntime-node's
+   * CPU sessions given step outputs (server/node-session-rewrites.ts), where every output is copied
+   * out, and only where attention has no sliding window: the room lies between a row's tokens and
+   * the token read, which a window would measure.
+   */
+  get inPlaceRows(): boolean {
+    return this.#stepOutputs && this.device === 'cpu' && !this.kernelHead;
+  }
+
+  /**
+   * `forwardRows` over rows with room: the pass reads the whole room masked (each row's tokens, then
+   * the room, then its new token at the end), and its new keys and values are written into the
+   * first free position of the same tensors. Every row attends to the same tokens as alone, at the
+   * same RoPE positions; only masked positions are added. Returns the same cache, one position
+   * fuller.
+   */
+  async #passInPlace(ids: readonly number[], rows: CacheRows): Promise<{ logits: Tensor; rows: CacheRows }> {
+    const n = ids.length;
+    const capacity = rows.cache.length;
+    const total = capacity + 1;
+    const mask = new BigInt64Array(n * total);
+    for (const [r, m] of rows.mask.entries()) {
+      for (let j = 0; j < capacity; j++) if (m[j]) mask[r * total + j] = 1n;
+      mask[r * total + capacity] = 1n;
+    }
+    const inputs: Record<string, Tensor> = {
+      input_ids: new Tensor('int64', BigInt64Array.from(ids, (i) => BigInt(i)), [n, 1]),
+      attention_mask: new Tensor('int64', mask, [n, total]),
+    };
+    if (this.#hasPositionIds) inputs['position_ids'] = new Tensor('int64', BigInt64Array.from(rows.positions, (p) => BigInt(p)), [n, 1]);
+    if (this.#hasLogitsToKeep) inputs['num_logits_to_keep'] = new Tensor('int64', [1n], []);
+    const feeds: Record<string, unknown> = {};
+    for (const [name, t] of [...Object.entries(inputs), ...Object.entries(rows.cache.tensors)]) feeds[name] = t.ort_tensor;
+    const steps = this.kvInputs.map((k) => stepOutputName(k.name.replace('past_key_values', 'present')));
+    const outputs = await this.#run(n, inputs, async () => {
+      const raw = await this.#session.run!(feeds, ['logits', ...steps]);
+      return Object.fromEntries(Object.entries(raw).map(([name, t]) => [name, new Tensor(t as never)]));
+    });
+    this.inPlacePasses += 1;
+    try {
+      for (const k of this.kvInputs) writeStep(rows, k.name, outputs[stepOutputName(k.name.replace('past_key_values', 'present'))]!);
+    } catch (e) {
+      for (const t of Object.values(outputs)) t.dispose();
+      throw e;
+    }
+    for (const [name, t] of Object.entries(outputs)) if (name !== 'logits') t.dispose();
+    for (const m of rows.mask) m[rows.used] = 1;
+    return { logits: outputs['logits']!, rows: { cache: rows.cache, mask: rows.mask, positions: rows.positions.map((p) => p + 1), used: rows.used + 1 } };
   }
 
   /** Row `row`'s log-probabilities in a [rows, 1, vocab] logits tensor (`forwardRows`). */
@@ -256,6 +324,31 @@ export class LanguageModel implements TokenizerModel {
     }
   }
 
+  /**
+   * One pass of `n` tokens: `call` between the pass gate and the watchdog's beats (`passHooks`),
+   * its inputs counted in the ledger and disposed after it, its outputs counted; the pass counted
+   * in `tokensFed` and `forwardCalls`. The caller owns the outputs.
+   */
+  async #run(n: number, inputs: Record<string, Tensor>, call: () => Promise<Record<string, Tensor>>): Promise<Record<string, Tensor>> {
+    this.ledger.trackAll(inputs);
+    let outputs: Record<string, Tensor>;
+    const hooks = this.passHooks;
+    try {
+      await hooks?.before(n);
+      const started = performance.now();
+      try {
+        outputs = this.ledger.trackAll(await call());
+      } finally {
+        hooks?.after(n, performance.now() - started);
+      }
+    } finally {
+      for (const t of Object.values(inputs)) t.dispose();
+    }
+    this.tokensFed += n;
+    this.forwardCalls += 1;
+    return outputs;
+  }
+
   async #pass(ids: readonly number[], past: KvCache, keep: number, rows?: CacheRows): Promise<{ logits: Tensor; cache: KvCache }> {
     const n = ids.length;
     const total = past.length + (rows ? 1 : n);
@@ -277,23 +370,8 @@ export class LanguageModel implements TokenizerModel {
     if (this.#hasLogitsToKeep) inputs['num_logits_to_keep'] = new Tensor('int64', [BigInt(keep)], []);
     const head = this.kernelHead;
     if (head?.embeds) inputs[head.embeds] = new Tensor('float32', head.kernel.embed(ids), [batch, width, head.kernel.h]);
-    this.ledger.trackAll(inputs);
-    let outputs: Record<string, Tensor>;
-    const hooks = this.passHooks;
-    try {
-      await hooks?.before(n);
-      const started = performance.now();
-      try {
-        const run = () => this.model.forward({ ...inputs, past_key_values: past.tensors });
-        outputs = this.ledger.trackAll((await (this.device === 'wasm' ? withResidentOutputs(run) : run())) as Record<string, Tensor>);
-      } finally {
-        hooks?.after(n, performance.now() - started);
-      }
-    } finally {
-      for (const t of Object.values(inputs)) t.dispose();
-    }
-    this.tokensFed += n;
-    this.forwardCalls += 1;
+    const run = () => this.model.forward({ ...inputs, past_key_values: past.tensors });
+    const outputs = await this.#run(n, inputs, async () => (await (this.device === 'wasm' ? withResidentOutputs(run) : run())) as Record<string, Tensor>);
     const present: Record<string, Tensor> = Object.create(null);
     let logits: Tensor | undefined;
     let hidden: Tensor | undefined;
@@ -368,6 +446,18 @@ export class LanguageModel implements TokenizerModel {
   async dispose(): Promise<void> {
     await this.model.dispose();
   }
+}
+
+/**
+ * Whether the config gives attention a sliding window shorter than the context (Gemma 2 and 3's
+ * local layers, Mistral's and Phi-3's windows): then where a row's room lies changes what a
+ * window reads, and `forwardRows` does not write in place.
+ */
+function slidingWindow(config: Record<string, unknown>, contextLength: number): boolean {
+  const layers = config['layer_types'];
+  if (Array.isArray(layers) && layers.some((t) => typeof t === 'string' && t.includes('sliding'))) return true;
+  const window = config['sliding_window'];
+  return typeof window === 'number' && config['use_sliding_window'] !== false && window < contextLength;
 }
 
 /**
