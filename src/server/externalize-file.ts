@@ -12,13 +12,9 @@
  * the file where they are.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { MIN_EXTERNAL_BYTES } from '../engine/graph/externalize-weights.ts';
+import { DATA_LOCATION_EXTERNAL, MIN_EXTERNAL_BYTES, TENSOR_DATA_LOCATION, TENSOR_RAW_DATA } from '../engine/graph/externalize-weights.ts';
 import { externalDataFields, GRAPH_INITIALIZER, MODEL_GRAPH } from '../engine/graph/onnx-messages.ts';
 import { fields, Pieces, readVarint, WIRE_BYTES, WIRE_VARINT, type Field } from '../engine/graph/onnx-wire.ts';
-
-const TENSOR_RAW_DATA = 9;
-const TENSOR_DATA_LOCATION = 14;
-const DATA_LOCATION_EXTERNAL = 1;
 /** A field's tag and length fit in 20 bytes (two varints of at most 10). */
 const HEADER_BYTES = 20;
 

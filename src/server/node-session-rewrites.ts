@@ -3,8 +3,7 @@ import { basename, dirname } from 'node:path';
 import { withInt8Accuracy } from '../engine/graph/int8-accuracy.ts';
 import { keepLogitsRows } from '../engine/graph/logits-to-keep.ts';
 import { withNbitsHead } from '../engine/graph/nbits-head.ts';
-import { externalizeWeights } from '../engine/graph/externalize-weights.ts';
-import type { ExternalData } from '../engine/graph/onnx-graph.ts';
+import { readGraph, type ExternalData } from '../engine/graph/onnx-graph.ts';
 import { withStepOutputs } from '../engine/graph/step-outputs.ts';
 import { externalizeFile } from './externalize-file.ts';
 
@@ -49,11 +48,11 @@ export function nodeRewrite(model: Uint8Array, external: ExternalData = () => nu
 }
 
 /**
- * The largest model file read whole (its weights for a rewrite that reads them: the q4 head).
- * Above it only the graph's own bytes are read (externalize-file.ts), and a rewrite that needs
- * weights is not made. Reading, rewriting and handing onnxruntime 540 MB as bytes (the 135M-shaped
- * model's fp32 graph) had taken its server from 3.5–3.9 s to 6.4–6.5 s to ready and 0.5 GB more at
- * its peak, where onnxruntime reads a path itself.
+ * The largest model file read whole for a rewrite that reads weights (the q4 head); above it that
+ * rewrite is not made. Every other rewrite reads the graph's own bytes only (externalize-file.ts).
+ * Reading, rewriting and handing onnxruntime 540 MB as bytes (the 135M-shaped model's fp32 graph)
+ * had taken its server from 3.5–3.9 s to 6.4–6.5 s to ready and 0.5 GB more at its peak, where
+ * onnxruntime reads a path itself.
  */
 export const MAX_INLINE_REWRITE_BYTES = 256 << 20;
 
@@ -72,12 +71,11 @@ export const MAX_INLINE_REWRITE_BYTES = 256 << 20;
  *
  * A graph whose weights are in external data files beside it (`model.onnx_data`…) is small: it is
  * read and rewritten, and onnxruntime reads the weights from the model's folder as before
- * (`session.model_external_initializers_file_folder_path`). So is a file with inline weights: up
- * to `maxInlineBytes` (default `MAX_INLINE_REWRITE_BYTES`) it is read whole, its weights named as
- * external data of the file itself (engine/graph/externalize-weights.ts), the graph rewritten
- * alone (the q4 head's rewrite reading its weights from the bytes read); above it, its graph is
- * read without its weights (externalize-file.ts). onnxruntime then reads the weights from the file.
- * A model with nothing to rewrite is created from its path as exported. Installed once per thread,
+ * (`session.model_external_initializers_file_folder_path`). So is a file with inline weights: its
+ * graph is read without them (externalize-file.ts), its weights named as external data of the file
+ * itself, and onnxruntime reads them from it. Only for the q4 head's rewrite is the file read whole,
+ * up to `maxInlineBytes` (default `MAX_INLINE_REWRITE_BYTES`), for the head's weights. A model with
+ * nothing to rewrite is created from its path as exported. Installed once per thread,
  * before the engine loads (worker/engine.worker.node.ts).
  *
  * Not on `--device cuda` (null: nothing installed): the int8 activations are a choice for MLAS's
@@ -128,15 +126,13 @@ async function readModelFile(path: string, maxInlineBytes: number): Promise<{ by
   try {
     if (await hasExternalData(path)) return { bytes: new Uint8Array(await readFile(path)), folder: dirname(path), external: none };
     const name = basename(path);
-    if ((await stat(path)).size <= maxInlineBytes) {
-      // The rewrites made on the graph alone (a few hundred KiB), each a copy of it, not of the
-      // weights; a rewrite that reads weights (the q4 head) reads them from the file's bytes.
-      const whole = new Uint8Array(await readFile(path));
-      const small = externalizeWeights(whole, name);
-      return small ? { bytes: small.graph, folder: dirname(path), external: (location) => (location === name ? whole : null) } : { bytes: whole, folder: null, external: none };
-    }
+    const inline = (await stat(path)).size <= maxInlineBytes;
+    // The graph alone (a few hundred KiB), read without the weights: the rewrites copy it, not them.
     const graph = await externalizeFile(path, name);
-    if (graph) return { bytes: graph, folder: dirname(path), external: none };
+    if (!graph) return inline ? { bytes: new Uint8Array(await readFile(path)), folder: null, external: none } : null;
+    // The q4 head's rewrite reads the head's weights: for it the file is read whole, up to the bound.
+    const weights = inline && [...readGraph(graph)!.nodes.values()].some((n) => n.op === 'MatMulNBits') ? new Uint8Array(await readFile(path)) : null;
+    return { bytes: graph, folder: dirname(path), external: (location) => (location === name ? weights : null) };
   } catch {
     // Unreadable here: onnxruntime's own error, as without the rewrites.
   }

@@ -451,7 +451,7 @@ const REWRITE_SOURCES: Record<number, string> = {
   // 2026-12-05: every value's shape named in the graph's value_info (symbolic-shapes.ts, symbolic-dims.ts); the kernel head's embeddings input declared with its shape.
   6: '1bb33e2c71afa2b9159170d8f568748228abde52a05da086ac00ea0ff18d4946',
   // 2026-12-05 (later): the graph room gained step-outputs.ts, and nbits-head.ts reads external weights, both for Node's sessions only; what a page's kept rewrite holds is unchanged.
-  7: '8c620a67e206198a4a2538be3b0d63e975b4ea95d32915a7f8b7cf702006692e',
+  7: '1028744a594f95fecba566bc2ba66a4470a279502bd5c56c8471d33ce05c5bf5',
 };
 
 it('REWRITE_VERSION is bumped with every change to the rewrites', () => {

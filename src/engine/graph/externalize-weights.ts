@@ -22,9 +22,9 @@
 import { externalDataFields, GRAPH_INITIALIZER, MODEL_GRAPH } from './onnx-messages.ts';
 import { fields, Pieces, readVarint, WIRE_BYTES, WIRE_VARINT, type Field } from './onnx-wire.ts';
 
-const TENSOR_RAW_DATA = 9;
-const TENSOR_DATA_LOCATION = 14;
-const DATA_LOCATION_EXTERNAL = 1;
+export const TENSOR_RAW_DATA = 9;
+export const TENSOR_DATA_LOCATION = 14;
+export const DATA_LOCATION_EXTERNAL = 1;
 
 /** Initializers smaller than this stay inline: moving them saves nothing. */
 export const MIN_EXTERNAL_BYTES = 1024;
